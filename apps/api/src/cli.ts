@@ -1,0 +1,87 @@
+#!/usr/bin/env -S node --import tsx
+import { parseArgs } from 'node:util';
+import { isDatabaseError } from '@fusebox/db/errors';
+import { type Command, UsageError } from './commands/command';
+import { dbMigrateCommand } from './commands/db-migrate';
+import { serveCommand } from './commands/serve';
+import { InvalidEnvironmentError } from './env';
+
+const COMMANDS: Command[] = [serveCommand, dbMigrateCommand];
+
+function usage(): string {
+  const width = Math.max(...COMMANDS.map((command) => command.path.join(' ').length)) + 2;
+  return [
+    'usage: fusebox <command> [options]',
+    '',
+    ...COMMANDS.map((command) => `  ${command.path.join(' ').padEnd(width)}${command.summary}`),
+    '',
+    "Run `fusebox <command> --help` for a command's options.",
+  ].join('\n');
+}
+
+function commandUsage(command: Command): string {
+  return [
+    `usage: fusebox ${command.path.join(' ')} [options]${command.args ? ` ${command.args}` : ''}`,
+    '',
+    command.summary,
+    '',
+    ...command.help.map((line) => `  ${line}`),
+  ].join('\n');
+}
+
+/** Picks the command named by the leading words of argv; returns it with the remaining arguments. */
+function resolve(argv: string[]): { command: Command; rest: string[] } | undefined {
+  const matches = COMMANDS.filter((command) => command.path.every((word, index) => argv[index] === word));
+  const command = matches.sort((a, b) => b.path.length - a.path.length)[0];
+  return command ? { command, rest: argv.slice(command.path.length) } : undefined;
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    console.log(usage());
+    return argv.length === 0 ? 2 : 0;
+  }
+  const resolved = resolve(argv);
+  if (!resolved) {
+    console.error(`fusebox: unknown command ${JSON.stringify(argv.join(' '))}\n\n${usage()}`);
+    return 2;
+  }
+  const { command, rest } = resolved;
+  if (rest.includes('--help') || rest.includes('-h')) {
+    console.log(commandUsage(command));
+    return 0;
+  }
+  try {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      options: command.options,
+      allowPositionals: Boolean(command.args),
+      strict: true,
+    });
+    return await command.run(values, positionals);
+  } catch (error) {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      console.error(
+        `fusebox ${command.path.join(' ')}: ${(error as Error).message}\n\n${commandUsage(command)}`,
+      );
+      return 2;
+    }
+    if (error instanceof InvalidEnvironmentError) {
+      console.error(`fusebox: ${error.message}`);
+      return 2;
+    }
+    if (isDatabaseError(error)) {
+      console.error(`fusebox: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error('fusebox: unexpected error:', error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,70 @@
+import { redactDatabaseUrl } from '@fusebox/db/database-url';
+import { startDashboard } from '../dashboard-process';
+import { openDatabase } from '../database';
+import { readEnv } from '../env';
+import { buildServer } from '../server';
+import type { Services } from '../services';
+import { VERSION } from '../version';
+import type { Command } from './command';
+
+/** If a graceful stop hangs (a stuck client, a wedged child), exit anyway after this long. */
+const SHUTDOWN_DEADLINE_MS = 10_000;
+
+export const serveCommand: Command = {
+  path: ['serve'],
+  summary: 'run the API and the dashboard (what `npm start` runs)',
+  help: [
+    '--no-dashboard   run the API only',
+    'Reads HOST, PORT, DASHBOARD_PORT, DATABASE_URL and the FUSEBOX_* variables (see the README).',
+  ],
+  options: { 'no-dashboard': { type: 'boolean', default: false } },
+  async run(values) {
+    const env = readEnv();
+    const startedAt = new Date();
+    // The logger needs a server; until the server exists, start-up lines go through a temporary one.
+    const prisma = await openDatabase(env.DATABASE_URL, {
+      info: (line) => console.log(line),
+      warn: (line) => console.warn(`warning: ${line}`),
+    });
+    const services: Services = { env, prisma, startedAt };
+    const app = await buildServer(services);
+    app.log.info(
+      `Fusebox ${VERSION}: Postgres mode, data in ${redactDatabaseUrl(env.DATABASE_URL)}; ` +
+        `global limit ${env.FUSEBOX_MAX_CONCURRENCY} concurrent executions`,
+    );
+    const address = await app.listen({ host: env.HOST, port: env.PORT });
+    app.log.info(`API listening on ${address}`);
+
+    const dashboard = values['no-dashboard']
+      ? null
+      : startDashboard({
+          host: env.HOST,
+          port: env.DASHBOARD_PORT,
+          apiUrl: address,
+          ...(env.FUSEBOX_API_TOKEN ? { apiToken: env.FUSEBOX_API_TOKEN } : {}),
+          log: app.log,
+        });
+    if (dashboard) app.log.info(`dashboard on ${dashboard.url}`);
+
+    return new Promise<number>((resolve) => {
+      let stopping = false;
+      const stop = (signal: NodeJS.Signals) => {
+        if (stopping) return;
+        stopping = true;
+        app.log.info(`${signal} received, stopping`);
+        setTimeout(() => {
+          app.log.error(`could not stop within ${SHUTDOWN_DEADLINE_MS} ms, exiting anyway`);
+          resolve(1);
+        }, SHUTDOWN_DEADLINE_MS).unref();
+        void Promise.allSettled([app.close(), dashboard?.stop()])
+          .then(() => prisma.$disconnect())
+          .then(
+            () => resolve(0),
+            () => resolve(1),
+          );
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+  },
+};

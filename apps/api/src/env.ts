@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { DEFAULT_DATABASE_URL, parseDatabaseUrl } from '@fusebox/db/database-url';
+
+/** Thrown when an environment variable is malformed; the CLI prints it and exits 2. */
+export class InvalidEnvironmentError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid environment:\n${problems.map((problem) => `  ${problem}`).join('\n')}`);
+    this.name = 'InvalidEnvironmentError';
+  }
+}
+
+const port = (fallback: number) =>
+  z.coerce
+    .number({ error: 'expected a port number from 0 to 65535' })
+    .int('expected a port number from 0 to 65535')
+    .min(0, 'expected a port number from 0 to 65535')
+    .max(65535, 'expected a port number from 0 to 65535')
+    .default(fallback);
+
+const positiveInt = (fallback: number) =>
+  z.coerce
+    .number({ error: 'expected a positive integer' })
+    .int('expected a positive integer')
+    .positive('expected a positive integer')
+    .default(fallback);
+
+const databaseUrl = z.string().superRefine((value, context) => {
+  try {
+    parseDatabaseUrl(value);
+  } catch (error) {
+    context.addIssue({ code: 'custom', message: (error as Error).message });
+  }
+});
+
+/**
+ * Every environment variable Fusebox reads, with its default. The README's configuration table lists these;
+ * `process.env` is read nowhere else in the app.
+ */
+export const envSchema = z.object({
+  DATABASE_URL: databaseUrl.default(DEFAULT_DATABASE_URL),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: port(8080),
+  DASHBOARD_PORT: port(3000),
+  SANDBOX_FUSION_URL: z.url({ error: 'expected an http(s) URL' }).optional(),
+  FUSEBOX_API_TOKEN: z.string().min(1, 'must not be empty when set').optional(),
+  FUSEBOX_MAX_CONCURRENCY: positiveInt(10),
+  FUSEBOX_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  FUSEBOX_LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+/** Reads and validates the environment; empty strings count as unset, as shells often export them so. */
+export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const present = Object.fromEntries(
+    Object.keys(envSchema.shape)
+      .map((key) => [key, source[key]] as const)
+      .filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const parsed = envSchema.safeParse(present);
+  if (parsed.success) return parsed.data;
+  throw new InvalidEnvironmentError(
+    parsed.error.issues.map((issue) => {
+      const key = String(issue.path[0]);
+      return `${key}=${JSON.stringify(present[key])}: ${issue.message}`;
+    }),
+  );
+}

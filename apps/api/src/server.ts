@@ -1,0 +1,41 @@
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
+import { loggerOptions } from './logger';
+import { registerHealthRoutes } from './routes/health';
+import type { Services } from './services';
+import { type AppRouter, appRouter } from './trpc/router';
+
+export interface ServerOptions {
+  /** Pino options; false silences the server (tests). */
+  logger?: boolean;
+}
+
+/**
+ * Builds the HTTP host: SandboxFusion's plain JSON routes for Python clients, and tRPC at /trpc for the
+ * dashboard and TypeScript users.
+ */
+export async function buildServer(services: Services, options: ServerOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger === false ? false : loggerOptions(services.env),
+    // Per-request lines would drown the log at thousands of executions a second; errors are still logged.
+    logController: new LogController({ disableRequestLogging: true }),
+    // Rollouts reuse connections for thousands of calls; keep them open across training steps.
+    keepAliveTimeout: 75_000,
+  });
+
+  registerHealthRoutes(app, services);
+
+  await app.register(fastifyTRPCPlugin, {
+    prefix: '/trpc',
+    trpcOptions: {
+      router: appRouter,
+      createContext: () => services,
+      onError: ({ path, error }) => {
+        if (error.code === 'INTERNAL_SERVER_ERROR')
+          app.log.error({ path, err: error }, 'tRPC procedure failed');
+      },
+    } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
+  });
+
+  return app;
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from './serve-process';
+
+describe('the fusebox CLI', () => {
+  it('lists its commands with --help and exits 0', async () => {
+    const result = await runCli(['--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('serve');
+    expect(result.stdout).toContain('db migrate');
+  });
+
+  it('shows a command’s own options with --help', async () => {
+    const result = await runCli(['serve', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('--no-dashboard');
+  });
+
+  it('prints usage and exits 2 for an unknown command', async () => {
+    const result = await runCli(['frobnicate']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('unknown command "frobnicate"');
+    expect(result.stderr).toContain('usage: fusebox');
+  });
+
+  it('prints the command’s usage and exits 2 for an unknown flag', async () => {
+    const result = await runCli(['serve', '--colour=blue']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("Unknown option '--colour'");
+    expect(result.stderr).toContain('usage: fusebox serve');
+  });
+
+  it('names each malformed environment variable and exits 2', async () => {
+    const result = await runCli(['serve'], { PORT: 'abc', DATABASE_URL: 'not-a-url' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('PORT="abc": expected a port number');
+    expect(result.stderr).toContain('DATABASE_URL="not-a-url": expected a postgresql:// URL');
+  });
+
+  it('fails within 5 s with one clear line when Postgres is unreachable', async () => {
+    const result = await runCli(['serve', '--no-dashboard'], {
+      DATABASE_URL: 'postgresql://postgres@127.0.0.1:9/fusebox',
+    });
+    expect(result.code).toBe(1);
+    expect(result.ms).toBeLessThan(5_000);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('cannot reach Postgres at postgresql://postgres@127.0.0.1:9/fusebox');
+    expect(lines[0]).toContain('pg_ctlcluster');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidEnvironmentError, readEnv } from '../src/env';
+
+describe('readEnv', () => {
+  it('fills every default', () => {
+    expect(readEnv({})).toMatchObject({
+      DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/fusebox',
+      HOST: '127.0.0.1',
+      PORT: 8080,
+      DASHBOARD_PORT: 3000,
+      FUSEBOX_MAX_CONCURRENCY: 10,
+      FUSEBOX_LOG_LEVEL: 'info',
+    });
+  });
+
+  it('treats empty strings as unset', () => {
+    const env = readEnv({ PORT: '', FUSEBOX_API_TOKEN: '' });
+    expect(env.PORT).toBe(8080);
+    expect(env.FUSEBOX_API_TOKEN).toBeUndefined();
+  });
+
+  it('names every bad variable with its value', () => {
+    const attempt = () => readEnv({ PORT: '99999', FUSEBOX_MAX_CONCURRENCY: '0', SANDBOX_FUSION_URL: 'nope' });
+    expect(attempt).toThrow(InvalidEnvironmentError);
+    expect(attempt).toThrow(/PORT="99999"/);
+    expect(attempt).toThrow(/FUSEBOX_MAX_CONCURRENCY="0": expected a positive integer/);
+    expect(attempt).toThrow(/SANDBOX_FUSION_URL="nope"/);
+  });
+});

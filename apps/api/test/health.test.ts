@@ -1,0 +1,40 @@
+import { createPrismaClient } from '@fusebox/db/client';
+import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readEnv } from '../src/env';
+import { buildServer } from '../src/server';
+import type { Services } from '../src/services';
+import { createCaller } from '../src/trpc/router';
+
+describe('health', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database?.drop());
+
+  function services(url: string): Services {
+    return { env: readEnv({ DATABASE_URL: url }), prisma: createPrismaClient(url), startedAt: new Date() };
+  }
+
+  it('reports ok with the database latency over tRPC', async () => {
+    const ctx = services(database.url);
+    const health = await createCaller(ctx).health.get();
+    expect(health.status).toBe('ok');
+    expect(health.database.status).toBe('ok');
+    expect(health.database.latencyMs).toBeGreaterThanOrEqual(0);
+    await ctx.prisma.$disconnect();
+  });
+
+  it('answers 503 and names the problem when the database is down', async () => {
+    const ctx = services('postgresql://postgres@127.0.0.1:9/fusebox');
+    const app = await buildServer(ctx, { logger: false });
+    const response = await app.inject({ method: 'GET', url: '/health' });
+    expect(response.statusCode).toBe(503);
+    const body = response.json<{ status: string; database: { status: string; error: string } }>();
+    expect(body.status).toBe('degraded');
+    expect(body.database.status).toBe('error');
+    expect(body.database.error.length).toBeGreaterThan(0);
+    await app.close();
+  });
+});

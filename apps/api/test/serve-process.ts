@@ -1,0 +1,81 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+export const FUSEBOX_BIN = fileURLToPath(new URL('../bin/fusebox.js', import.meta.url));
+
+export interface RunningServer {
+  /** The API's base URL, e.g. http://127.0.0.1:41234. */
+  url: string;
+  process: ChildProcess;
+  /** Everything the process printed so far, stdout and stderr interleaved. */
+  output(): string;
+  /** Sends a signal and waits for the exit; resolves to the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/**
+ * Starts a real `fusebox serve` process on a free port and waits until it listens. Logs are JSON so the
+ * listening address can be read from them.
+ */
+export async function startServer(
+  env: Record<string, string>,
+  args: string[] = ['--no-dashboard'],
+  timeoutMs = 30_000,
+): Promise<RunningServer> {
+  const child = spawn(process.execPath, [FUSEBOX_BIN, 'serve', ...args], {
+    env: { ...process.env, PORT: '0', FUSEBOX_LOG_FORMAT: 'json', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not listen within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    const check = () => {
+      const match = /API listening on (http:\/\/[^"\s]+)/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout.on('data', check);
+    child.stderr.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${output}`));
+    });
+  });
+
+  return {
+    url,
+    process: child,
+    output: () => output,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null) return child.exitCode;
+      const exited = once(child, 'exit');
+      child.kill(signal);
+      const [code] = (await exited) as [number | null];
+      return code;
+    },
+  };
+}
+
+/** Runs `fusebox …` to completion and returns its exit code and output. */
+export async function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+  const started = Date.now();
+  const child = spawn(process.execPath, [FUSEBOX_BIN, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stdout, stderr, ms: Date.now() - started };
+}

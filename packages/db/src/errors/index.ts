@@ -1,0 +1,3 @@
+export { DatabaseError, isDatabaseError } from './database-error';
+export { DatabaseUnreachableError } from './database-unreachable-error';
+export { MigrationError } from './migration-error';

@@ -1,0 +1,8 @@
+import { defineProject } from 'vitest/config';
+
+export default defineProject({
+  test: {
+    name: 'rate-limiter',
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+  },
+});

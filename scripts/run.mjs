@@ -1,0 +1,232 @@
+#!/usr/bin/env node
+// The one script behind the root package.json: it makes a fresh clone runnable (apt packages, npm packages,
+// the generated Prisma client, the dashboard build) and then starts the product or runs the whole test suite.
+// It uses only Node's standard library, because it runs before `npm ci` has installed anything.
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const startedAt = Date.now();
+
+/** Debian packages the product needs at run time, and the extra ones only the test suite needs. */
+const APT_RUNTIME = ['bubblewrap', 'python3-pytest'];
+const APT_TEST = ['chromium', 'python3-aiohttp', 'python3-requests'];
+
+const USAGE = `usage: node scripts/run.mjs <command>
+
+  setup         install what the product needs (apt, npm, Prisma client, dashboard build)
+  start         setup, then run \`fusebox serve\` (npm start)
+  test          setup, then lint, typecheck, unit/integration tests and browser tests (npm test)
+  demo [args]   run \`fusebox demo\` against a running server (npm run demo)
+  db-migrate    apply pending database migrations (npm run db:migrate)
+  db-generate   generate the Prisma client from prisma/schema.prisma`;
+
+function log(message) {
+  process.stderr.write(`[fusebox] ${message}\n`);
+}
+
+function fail(message, code = 1) {
+  log(`error: ${message}`);
+  process.exit(code);
+}
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', ...options });
+  if (result.error) fail(`${command} could not start: ${result.error.message}`);
+  return result.status ?? 1;
+}
+
+function mustRun(command, args, options = {}) {
+  const status = run(command, args, options);
+  if (status !== 0) fail(`\`${[command, ...args].join(' ')}\` exited with ${status}`);
+}
+
+function sha256(...files) {
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(existsSync(file) ? readFileSync(file) : '');
+  return hash.digest('hex');
+}
+
+function isInstalled(pkg) {
+  const result = spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' });
+  return result.status === 0 && result.stdout.includes('install ok installed');
+}
+
+function ensureAptPackages(packages) {
+  const missing = packages.filter((pkg) => !isInstalled(pkg));
+  if (missing.length === 0) return;
+  if (process.getuid?.() !== 0) {
+    fail(
+      `missing Debian packages: ${missing.join(' ')}. Install them with: sudo apt-get install -y ${missing.join(' ')}`,
+    );
+  }
+  log(`installing Debian packages: ${missing.join(' ')}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  mustRun('apt-get', ['update', '-qq'], { env });
+  mustRun('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { env });
+}
+
+function ensureNpmPackages() {
+  const stamp = join(root, 'node_modules', '.fusebox-install');
+  const wanted = sha256(join(root, 'package-lock.json'));
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) return;
+  log('installing npm packages (npm ci)');
+  mustRun('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error']);
+  writeFileSync(stamp, wanted);
+}
+
+function generatePrismaClient() {
+  const output = join(root, 'packages', 'db', 'src', 'generated', 'prisma');
+  const stamp = join(output, '.schema-hash');
+  const wanted = sha256(join(root, 'prisma', 'schema.prisma'), join(root, 'package-lock.json'));
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) return;
+  log('generating the Prisma client');
+  // Prisma's CLI insists on a schema engine binary even for `generate`, which needs none; the engine is a
+  // download that this network (and air-gapped clusters) cannot reach, so point it at any existing file.
+  const env = {
+    ...process.env,
+    PRISMA_SCHEMA_ENGINE_BINARY: process.execPath,
+    PRISMA_ENGINES_CHECKSUM_IGNORE_MISSING: '1',
+    PRISMA_HIDE_UPDATE_MESSAGE: '1',
+    CHECKPOINT_DISABLE: '1',
+  };
+  mustRun(join(root, 'node_modules', '.bin', 'prisma'), ['generate'], {
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  mkdirSync(output, { recursive: true });
+  writeFileSync(stamp, wanted);
+}
+
+function buildDashboard() {
+  log('building the dashboard (cached after the first time)');
+  mustRun(
+    join(root, 'node_modules', '.bin', 'turbo'),
+    ['run', 'build', '--filter=@fusebox/dashboard', '--output-logs=errors-only'],
+    {
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', TURBO_TELEMETRY_DISABLED: '1' },
+    },
+  );
+}
+
+function setup({ forTests }) {
+  ensureAptPackages(forTests ? [...APT_RUNTIME, ...APT_TEST] : APT_RUNTIME);
+  ensureNpmPackages();
+  generatePrismaClient();
+  buildDashboard();
+}
+
+/** Runs the fusebox CLI as a child, passing signals on so Ctrl-C and SIGTERM stop it and its children cleanly. */
+function fusebox(args) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(root, 'apps', 'api', 'src', 'cli.ts'), ...args],
+    {
+      cwd: process.cwd(),
+      stdio: 'inherit',
+    },
+  );
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.on(signal, () => child.kill(signal));
+  }
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 : 1)));
+}
+
+function formatDuration(ms) {
+  const seconds = Math.round(ms / 1000);
+  return seconds >= 60
+    ? `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`
+    : `${seconds}s`;
+}
+
+function readJson(file) {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function test() {
+  setup({ forTests: true });
+  const reports = join(root, 'node_modules', '.fusebox-reports');
+  rmSync(reports, { recursive: true, force: true });
+  mkdirSync(reports, { recursive: true });
+  const bin = (name) => join(root, 'node_modules', '.bin', name);
+  const env = {
+    ...process.env,
+    NEXT_TELEMETRY_DISABLED: '1',
+    TURBO_TELEMETRY_DISABLED: '1',
+    FORCE_COLOR: '1',
+  };
+  const steps = [];
+  const step = (name, command, args, describe) => {
+    log(`── ${name}`);
+    const began = Date.now();
+    const status = run(command, args, { env });
+    steps.push({ name, ok: status === 0, detail: describe?.(status) ?? '', ms: Date.now() - began });
+  };
+
+  step('lint', bin('turbo'), ['run', 'lint', '--output-logs=errors-only', '--concurrency=2']);
+  step('typecheck', bin('turbo'), ['run', 'typecheck', '--output-logs=errors-only', '--concurrency=2']);
+  const vitestReport = join(reports, 'vitest.json');
+  step(
+    'unit+integration',
+    bin('vitest'),
+    ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestReport}`],
+    () => {
+      const report = readJson(vitestReport);
+      return report
+        ? `${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numPendingTests} skipped`
+        : 'no report';
+    },
+  );
+  const playwrightReport = join(reports, 'playwright.json');
+  env.PLAYWRIGHT_JSON_OUTPUT_NAME = playwrightReport;
+  step('e2e', bin('playwright'), ['test', '-c', 'e2e/playwright.config.ts'], () => {
+    const stats = readJson(playwrightReport)?.stats;
+    return stats
+      ? `${stats.expected} passed, ${stats.unexpected} failed, ${stats.flaky} flaky, ${stats.skipped} skipped`
+      : 'no report';
+  });
+
+  const ok = steps.every((s) => s.ok);
+  const parts = steps.map((s) => `${s.name} ${s.ok ? 'ok' : 'FAILED'}${s.detail ? ` (${s.detail})` : ''}`);
+  console.log(
+    `\nnpm test: ${ok ? 'PASS' : 'FAIL'} in ${formatDuration(Date.now() - startedAt)}: ${parts.join('; ')}`,
+  );
+  process.exit(ok ? 0 : 1);
+}
+
+const [command, ...rest] = process.argv.slice(2);
+switch (command) {
+  case 'setup':
+    setup({ forTests: rest.includes('--test') });
+    break;
+  case 'start':
+    setup({ forTests: false });
+    fusebox(['serve', ...rest]);
+    break;
+  case 'test':
+    test();
+    break;
+  case 'demo':
+    ensureNpmPackages();
+    generatePrismaClient();
+    fusebox(['demo', ...rest]);
+    break;
+  case 'db-migrate':
+    ensureNpmPackages();
+    generatePrismaClient();
+    fusebox(['db', 'migrate', ...rest]);
+    break;
+  case 'db-generate':
+    generatePrismaClient();
+    break;
+  default:
+    console.error(USAGE);
+    process.exit(2);
+}
