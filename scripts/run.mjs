@@ -170,6 +170,7 @@ function test() {
     steps.push({ name, ok: status === 0, detail: describe?.(status) ?? '', ms: Date.now() - began });
   };
 
+  step('format', bin('prettier'), ['--check', '--log-level=warn', '.']);
   step('lint', bin('turbo'), ['run', 'lint', '--output-logs=errors-only', '--concurrency=2']);
   step('typecheck', bin('turbo'), ['run', 'typecheck', '--output-logs=errors-only', '--concurrency=2']);
   const vitestReport = join(reports, 'vitest.json');

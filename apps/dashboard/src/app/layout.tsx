@@ -1,0 +1,30 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import type { ReactNode } from 'react';
+import { TrpcReactProvider } from '~/trpc/client';
+import './globals.css';
+
+export const metadata: Metadata = {
+  title: 'Fusebox',
+  description: 'Live load, executions, sessions and rollouts of your RL training.',
+};
+
+export default function RootLayout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="en">
+      <body>
+        <header className="topbar">
+          <Link href="/" className="brand">
+            Fusebox
+          </Link>
+          <nav>
+            <Link href="/">Overview</Link>
+          </nav>
+        </header>
+        <main>
+          <TrpcReactProvider>{children}</TrpcReactProvider>
+        </main>
+      </body>
+    </html>
+  );
+}
