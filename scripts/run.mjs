@@ -171,8 +171,8 @@ function test() {
   };
 
   step('format', bin('prettier'), ['--check', '--log-level=warn', '.']);
-  step('lint', bin('turbo'), ['run', 'lint', '--output-logs=errors-only', '--concurrency=2']);
-  step('typecheck', bin('turbo'), ['run', 'typecheck', '--output-logs=errors-only', '--concurrency=2']);
+  step('lint', bin('turbo'), ['run', 'lint', '--output-logs=errors-only', '--concurrency=2', '--continue']);
+  step('typecheck', bin('turbo'), ['run', 'typecheck', '--output-logs=errors-only', '--concurrency=2', '--continue']);
   const vitestReport = join(reports, 'vitest.json');
   step(
     'unit+integration',

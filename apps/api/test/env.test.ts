@@ -20,7 +20,8 @@ describe('readEnv', () => {
   });
 
   it('names every bad variable with its value', () => {
-    const attempt = () => readEnv({ PORT: '99999', FUSEBOX_MAX_CONCURRENCY: '0', SANDBOX_FUSION_URL: 'nope' });
+    const attempt = () =>
+      readEnv({ PORT: '99999', FUSEBOX_MAX_CONCURRENCY: '0', SANDBOX_FUSION_URL: 'nope' });
     expect(attempt).toThrow(InvalidEnvironmentError);
     expect(attempt).toThrow(/PORT="99999"/);
     expect(attempt).toThrow(/FUSEBOX_MAX_CONCURRENCY="0": expected a positive integer/);

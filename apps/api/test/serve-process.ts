@@ -32,7 +32,10 @@ export async function startServer(
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
 
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not listen within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`server did not listen within ${timeoutMs} ms:\n${output}`)),
+      timeoutMs,
+    );
     const check = () => {
       const match = /API listening on (http:\/\/[^"\s]+)/.exec(output);
       if (match?.[1]) {

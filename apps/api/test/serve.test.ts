@@ -19,7 +19,11 @@ describe('fusebox serve', () => {
 
       const health = await fetch(`${server.url}/health`);
       expect(health.status).toBe(200);
-      const body = (await health.json()) as { status: string; version: string; database: { status: string; url: string } };
+      const body = (await health.json()) as {
+        status: string;
+        version: string;
+        database: { status: string; url: string };
+      };
       expect(body.status).toBe('ok');
       expect(body.version).toMatch(/^\d+\.\d+\.\d+/);
       expect(body.database).toMatchObject({ status: 'ok', url: database.url });
