@@ -1,0 +1,26 @@
+/**
+ * Base class of every error @fusebox/tools throws. `code` is stable across versions, so callers can branch on
+ * it; `isToolsError` works across duplicate copies of this package, where `instanceof` would not.
+ *
+ * @example
+ * try {
+ *   await tool.release(id);
+ * } catch (error) {
+ *   if (isToolsError(error) && error.code === 'FUSEBOX_TOOLS_UNKNOWN_INSTANCE') console.warn(error.message);
+ * }
+ */
+export class ToolsError extends Error {
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** True for any error thrown by @fusebox/tools, whichever copy of the package threw it. */
+export function isToolsError(error: unknown): error is ToolsError {
+  const code: unknown = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
+  return typeof code === 'string' && code.startsWith('FUSEBOX_TOOLS_');
+}
