@@ -1,0 +1,12 @@
+// The errors of @fusebox/sandbox-client, one class per file, importable together as `@fusebox/sandbox-client/errors`.
+export {
+  SANDBOX_CLIENT_ERROR_CODES,
+  SandboxClientError,
+  isSandboxClientError,
+  type SandboxClientErrorCode,
+} from './sandbox-client-error';
+export { SandboxHttpError } from './http-error';
+export { SandboxTimeoutError } from './timeout-error';
+export { SandboxUnavailableError } from './unavailable-error';
+export { SandboxInvalidResponseError } from './invalid-response-error';
+export { SandboxAbortedError } from './aborted-error';
