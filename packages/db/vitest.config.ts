@@ -4,5 +4,7 @@ export default defineProject({
   test: {
     name: 'db',
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
   },
 });

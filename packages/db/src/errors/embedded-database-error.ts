@@ -1,0 +1,19 @@
+import { DatabaseError } from './database-error';
+
+/**
+ * The embedded database cannot be used: its data directory is locked by another process, unreadable, or holds
+ * something that is not a database. `dataDir` names the directory.
+ */
+export class EmbeddedDatabaseError extends DatabaseError {
+  readonly dataDir: string;
+
+  constructor(
+    code: 'FUSEBOX_DB_DATA_DIR_LOCKED' | 'FUSEBOX_DB_DATA_DIR_UNUSABLE',
+    dataDir: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(code, message, options);
+    this.dataDir = dataDir;
+  }
+}
