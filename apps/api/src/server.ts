@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
+import { requireBearerToken } from './auth';
 import { loggerOptions } from './logger';
 import { registerHealthRoutes } from './routes/health';
 import type { Services } from './services';
@@ -22,6 +23,8 @@ export async function buildServer(services: Services, options: ServerOptions = {
     // Rollouts reuse connections for thousands of calls; keep them open across training steps.
     keepAliveTimeout: 75_000,
   });
+
+  if (services.env.FUSEBOX_API_TOKEN) requireBearerToken(app, services.env.FUSEBOX_API_TOKEN);
 
   registerHealthRoutes(app, services);
 
