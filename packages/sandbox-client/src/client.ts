@@ -166,7 +166,7 @@ export function createSandboxClient(options: SandboxClientOptions = {}): Sandbox
     retry: resolved.retry,
   };
   const inFlight = new Set<AbortController>();
-  let closed = false;
+  let closing: Promise<void> | undefined;
 
   const retrySandboxError = (value: { status: string }) =>
     resolved.retry.sandboxError && value.status === 'SandboxError';
@@ -204,7 +204,7 @@ export function createSandboxClient(options: SandboxClientOptions = {}): Sandbox
   async function call<T>(target: Route<T>, body: unknown, options: CallOptions = {}): Promise<T> {
     const { signal: callerSignal, timeoutMs = resolved.timeoutMs } = checkCallOptions(options);
     callerSignal?.throwIfAborted();
-    if (closed) throw new SandboxAbortedError();
+    if (closing) throw new SandboxAbortedError();
     const own = new AbortController();
     const scope = callSignal(own, callerSignal, timeoutMs, target.url);
     inFlight.add(own);
@@ -233,10 +233,11 @@ export function createSandboxClient(options: SandboxClientOptions = {}): Sandbox
     ping: async (options) => {
       await call(routes.ping, undefined, options);
     },
-    close: async () => {
-      closed = true;
+    close: () => {
+      if (closing) return closing;
       for (const controller of inFlight) controller.abort(new SandboxAbortedError());
-      if (resolved.ownsDispatcher) await resolved.dispatcher.close();
+      closing = resolved.ownsDispatcher ? resolved.dispatcher.close() : Promise.resolve();
+      return closing;
     },
   };
   return client;
