@@ -88,6 +88,11 @@ export abstract class BaseTool<State = unknown> {
     });
   }
 
+  /** Frees what the tool object holds (clients, connections). A no-op unless the tool holds any. */
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+
   /** The state a new instance starts with, from the `create` kwargs. */
   protected abstract initialState(kwargs: ToolKwargs): State | Promise<State>;
 

@@ -1,4 +1,5 @@
 import type { CommandRunResult, RunCodeResponse } from '@fusebox/sandbox-client/protocol';
+import { type RunCategory, summarize } from '@fusebox/sandbox-client/summarize';
 
 /**
  * How the code interpreter words a run for the model. `fusebox` says what happened; `verl` reproduces verl's
@@ -15,45 +16,63 @@ const OUT_OF_MEMORY = /\bMemoryError\b|std::bad_alloc/;
 const SIGKILL_CODES = new Set([-9, 137]);
 
 /**
- * The tool message for one `/run_code` response. In `fusebox` mode a clean run is its stdout + stderr, the same
+ * The text for the model, and what happened: the category verl's reward code would give the run, or
+ * `memory_limit`, or `unsupported_language` when the model asked for a language the sandbox does not have.
+ */
+export interface RunDescription {
+  text: string;
+  category: RunCategory | 'memory_limit' | 'unsupported_language';
+}
+
+/**
+ * Words one `/run_code` response for the model. In `fusebox` mode a clean run is its stdout + stderr, the same
  * bytes verl shows; anything else adds a last line saying what happened: `exit code N`, `timeout after Ns`,
- * `compile error` with the compiler's message, `memory limit exceeded`, or `sandbox error` with its message.
+ * `compile error` with the compiler's output above it, `memory limit exceeded`, or `sandbox error: <message>`.
  *
  * @example
- * describeRun(response, { runTimeout: 30, memoryLimitMb: 1024 }); // 'Traceback …\nZeroDivisionError: …\nexit code 1'
+ * describeRun(response, { runTimeout: 30, memoryLimitMb: 1024 }).text; // 'Traceback …\nZeroDivisionError: …\nexit code 1'
  */
 export function describeRun(
   response: RunCodeResponse,
   context: { runTimeout: number; memoryLimitMb: number },
   compat: RunTextCompat = 'fusebox',
-): string {
+): RunDescription {
+  const { category, exitCode, message } = summarize(response);
   const run = response.run_result;
-  if (compat === 'verl') return run?.status === 'Finished' ? output(run) : VERL_NO_STDOUT;
-
-  if (response.status === 'SandboxError') {
-    return withOutput(run, `sandbox error: ${response.message || 'the sandbox failed without a message'}`);
-  }
   const compile = response.compile_result;
-  if (compile && compile.status === 'TimeLimitExceeded') return withOutput(compile, 'compile timeout');
-  if (compile && compile.return_code !== 0) {
-    return withOutput(compile, `compile error (exit code ${String(compile.return_code)})`);
+  if (compat === 'verl') return { text: run?.status === 'Finished' ? output(run) : VERL_NO_STDOUT, category };
+  switch (category) {
+    case 'success':
+    case 'wrong_answer':
+      return { text: output(run), category };
+    case 'compile_error':
+      return { text: withStatus(compile, `compile error (exit code ${String(exitCode)})`), category };
+    case 'compile_timeout':
+      return { text: withStatus(compile, 'compile timeout'), category };
+    case 'timeout':
+      return { text: withStatus(run, `timeout after ${context.runTimeout}s`), category };
+    case 'runtime_error': {
+      const limited = context.memoryLimitMb > 0;
+      if (OUT_OF_MEMORY.test(run?.stderr ?? '') || (limited && SIGKILL_CODES.has(exitCode ?? 0))) {
+        const limit = limited ? ` (${context.memoryLimitMb} MB)` : '';
+        return { text: withStatus(run, `memory limit exceeded${limit}`), category: 'memory_limit' };
+      }
+      return { text: withStatus(run, `exit code ${String(exitCode)}`), category };
+    }
+    default:
+      return {
+        text: withStatus(run ?? compile, `sandbox error: ${message || 'the sandbox gave no result'}`),
+        category,
+      };
   }
-  if (!run) return 'sandbox error: the sandbox returned no run result';
-  if (run.status === 'TimeLimitExceeded') return withOutput(run, `timeout after ${context.runTimeout}s`);
-  if (run.return_code === 0) return output(run);
-  const oom =
-    OUT_OF_MEMORY.test(run.stderr ?? '') ||
-    (context.memoryLimitMb > 0 && SIGKILL_CODES.has(run.return_code ?? 0));
-  const limit = context.memoryLimitMb > 0 ? ` (${context.memoryLimitMb} MB)` : '';
-  return withOutput(run, oom ? `memory limit exceeded${limit}` : `exit code ${String(run.return_code)}`);
 }
 
-function output(step: CommandRunResult): string {
-  return (step.stdout ?? '') + (step.stderr ?? '');
+function output(step: CommandRunResult | null): string {
+  return (step?.stdout ?? '') + (step?.stderr ?? '');
 }
 
-function withOutput(step: CommandRunResult | null, status: string): string {
-  const text = step ? output(step) : '';
+function withStatus(step: CommandRunResult | null, status: string): string {
+  const text = output(step);
   if (text === '') return status;
   return text.endsWith('\n') ? `${text}${status}` : `${text}\n${status}`;
 }

@@ -44,6 +44,7 @@ interface Gsm8kState {
  * // response.text === "Current parsed answer='72' reward=1.0", reward === 0
  */
 export class Gsm8kTool extends BaseTool<Gsm8kState> {
+  static readonly defaultSchema = GSM8K_TOOL_SCHEMA;
   constructor(config: Record<string, unknown> = {}, schema: ToolSchemaInput = GSM8K_TOOL_SCHEMA) {
     super(config, schema);
   }
