@@ -1,0 +1,360 @@
+import { LimiterClosedError } from './errors/limiter-closed-error';
+import { LimiterKeyCollisionError } from './errors/key-collision-error';
+import { LimiterSharedSessionError } from './errors/shared-session-error';
+import { LimiterTimeoutError } from './errors/limiter-timeout-error';
+import { LimiterUnavailableError } from './errors/limiter-unavailable-error';
+import { PermitLostError } from './errors/permit-lost-error';
+import { abortable } from './abortable';
+import { type AcquireDeadline, startDeadline } from './acquire-deadline';
+import { FifoSemaphore } from './fifo-semaphore';
+import type { AcquireOptions, Limiter, LimiterStats, Permit } from './limiter';
+import {
+  ACQUIRE_SQL,
+  PROBE_LOCK_SQL,
+  PROBE_UNLOCK_SQL,
+  REGISTER_KEY_SQL,
+  RELEASE_SQL,
+  SET_LIMIT_SQL,
+} from './limiter-sql';
+import { lockNamespace } from './lock-namespace';
+import { checkKey, checkLimit, checkPositiveInteger, checkRate, checkTimeout } from './options';
+import { defaultHolderName } from './holder-name';
+import { type ConnectionSource, type LimiterConnection, resolveConnect } from './pg-connection';
+import { PgSession, describe } from './pg-session';
+import { readStats } from './pg-stats';
+import { withPermit } from './with-permit';
+
+export type { LimiterConnection } from './pg-connection';
+
+/** Options of `createPgLimiter`: where to connect, plus the key's settings. */
+export type PgLimiterOptions = ConnectionSource & {
+  /** The limiter's name; every process using the same database and key shares its slots. */
+  key: string;
+  /** At most this many permits in flight across the cluster. Sets the key's limit for every process. */
+  limit: number;
+  /** Default `timeoutMs` of acquires; Infinity (the default) waits for ever. */
+  acquireTimeoutMs?: number;
+  /**
+   * Also cap how often permits start, cluster-wide: starts are at least 1/maxStartsPerSecond apart (a token
+   * bucket of one token). Unset means no cap. Like `limit`, it is the key's setting for every process.
+   */
+  maxStartsPerSecond?: number;
+  /**
+   * At most this many of this process's acquires wait in Postgres at once, each on its own connection; the rest
+   * wait in process, in order, for a place. Order across processes is exact while each has fewer waiters than
+   * this. Connections per process are at most this + permits held + 1. Default 16.
+   */
+  maxWaitingConnections?: number;
+  /** How stats name this process's permits. Default `host:pid`. */
+  holderName?: string;
+};
+
+/** Default of `maxWaitingConnections`. */
+export const DEFAULT_MAX_WAITING_CONNECTIONS = 16;
+
+/** SQLSTATE of a missing table: the database was never migrated. */
+const UNDEFINED_TABLE = '42P01';
+
+/** After a timeout, how long the database may take to report it before the connection is dropped instead. */
+const TIMEOUT_GRACE_MS = 2_000;
+
+/**
+ * Creates a cluster-wide FIFO semaphore on Postgres advisory locks: every process that uses the same database
+ * and key shares `limit` slots, waiters are admitted in arrival order, and a dead process's permits come back
+ * as soon as Postgres sees its connections close. The database must have Fusebox's migrations applied (the
+ * `limiter_key` table). Rejects with LimiterUnavailableError if the database does not answer, and with
+ * LimiterSharedSessionError if `connect` cannot give independent sessions (PGlite).
+ *
+ * @example
+ * const limiter = await createPgLimiter({ connectionString: process.env.DATABASE_URL!, key: 'run_code', limit: 10 });
+ * const output = await limiter.withPermit((signal) => execute(code, { signal }), { timeoutMs: 60_000 });
+ * await limiter.close();
+ */
+export async function createPgLimiter(options: PgLimiterOptions): Promise<Limiter> {
+  const limiter = new PgLimiter(options);
+  try {
+    await limiter.open();
+  } catch (error) {
+    await limiter.close();
+    throw error;
+  }
+  return limiter;
+}
+
+interface HeldPermit {
+  session: PgSession;
+  fence: AbortController;
+}
+
+class PgLimiter implements Limiter {
+  readonly key: string;
+  readonly #limit: number;
+  readonly #rate: number | undefined;
+  readonly #defaultTimeoutMs: number;
+  readonly #maxWaiting: number;
+  readonly #holderName: string;
+  readonly #connect: () => Promise<LimiterConnection>;
+  /** This process's places in the database's queue. */
+  readonly #tickets: FifoSemaphore;
+  /** Sessions holding nothing, kept for the next acquire: a new connection costs milliseconds. */
+  readonly #idle: PgSession[] = [];
+  /** Every open session, so close() can end them all. */
+  readonly #sessions = new Set<PgSession>();
+  readonly #held = new Set<HeldPermit>();
+  #namespace = 0;
+  /** Reads stats and settings; never holds a permit. */
+  #control: PgSession | undefined;
+  #closed = false;
+
+  constructor(options: PgLimiterOptions) {
+    this.key = checkKey(options.key);
+    this.#limit = checkLimit(options.limit);
+    this.#rate = checkRate(options.maxStartsPerSecond);
+    this.#defaultTimeoutMs = checkTimeout('acquireTimeoutMs', options.acquireTimeoutMs, Infinity);
+    this.#maxWaiting = checkPositiveInteger(
+      'maxWaitingConnections',
+      options.maxWaitingConnections,
+      DEFAULT_MAX_WAITING_CONNECTIONS,
+    );
+    this.#holderName = options.holderName ?? defaultHolderName();
+    this.#connect = resolveConnect(options);
+    this.#tickets = new FifoSemaphore(this.#maxWaiting);
+  }
+
+  /** Registers the key and checks that the connections are independent sessions. */
+  async open(): Promise<void> {
+    const control = await this.#controlSession();
+    const rows = await this.#run(() =>
+      control.query<{ lock_namespace: number }>({ text: REGISTER_KEY_SQL }, [
+        this.key,
+        lockNamespace(this.key),
+        this.#limit,
+        this.#rate ?? null,
+      ]),
+    ).catch((error: unknown) => {
+      const cause = (error instanceof Error ? error.cause : undefined) as {
+        code?: unknown;
+        constraint?: unknown;
+      };
+      if (cause?.constraint === 'limiter_key_lock_namespace_key') {
+        throw new LimiterKeyCollisionError(this.key, lockNamespace(this.key), { cause });
+      }
+      if (cause?.code === UNDEFINED_TABLE) {
+        throw new LimiterUnavailableError(
+          this.key,
+          "it has no limiter_key table: apply Fusebox's migrations",
+          {
+            cause,
+          },
+        );
+      }
+      throw error;
+    });
+    this.#namespace = rows[0]!.lock_namespace;
+
+    // Advisory locks are re-entrant within a session: if a second connection can take a lock the first holds,
+    // they are one session (PGlite), and every waiter would get every slot.
+    const other = await this.#openSession();
+    const probe = [this.#namespace];
+    await this.#run(() => control.query({ text: PROBE_LOCK_SQL }, probe));
+    const shared = await this.#run(() => other.query<{ locked: boolean }>({ text: PROBE_LOCK_SQL }, probe));
+    await this.#run(() => control.query({ text: PROBE_UNLOCK_SQL }, probe));
+    if (shared[0]?.locked) throw new LimiterSharedSessionError(this.key);
+    this.#idle.push(other);
+  }
+
+  async acquire(options: AcquireOptions = {}): Promise<Permit> {
+    if (this.#closed) throw new LimiterClosedError(this.key);
+    const deadline = startDeadline(this.key, options, this.#defaultTimeoutMs);
+    const started = performance.now();
+    try {
+      await this.#tickets.take(deadline.signal);
+      let session: PgSession;
+      let slot: number;
+      try {
+        session = await this.#takeSession(deadline.signal);
+        slot = await this.#wait(session, deadline);
+      } finally {
+        this.#tickets.give();
+      }
+      return this.#permit(session, slot, performance.now() - started);
+    } catch (error) {
+      if (this.#closed) throw new LimiterClosedError(this.key);
+      throw error;
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  withPermit<T>(fn: (signal: AbortSignal) => T | Promise<T>, options?: AcquireOptions): Promise<T> {
+    return withPermit(this, fn, options);
+  }
+
+  async stats(options: { signal?: AbortSignal } = {}): Promise<LimiterStats> {
+    const control = await abortable(this.#controlSession(), options.signal);
+    const [stats] = await abortable(
+      this.#run(() => readStats(control, this.key)),
+      options.signal,
+    );
+    if (!stats) throw new LimiterUnavailableError(this.key, 'the key is no longer registered in limiter_key');
+    return stats;
+  }
+
+  async setLimit(limit: number, options: { signal?: AbortSignal } = {}): Promise<void> {
+    checkLimit(limit);
+    const control = await abortable(this.#controlSession(), options.signal);
+    const rows = await abortable(
+      this.#run(() => control.query({ text: SET_LIMIT_SQL }, [this.key, limit])),
+      options.signal,
+    );
+    if (rows.length === 0)
+      throw new LimiterUnavailableError(this.key, 'the key is no longer registered in limiter_key');
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const reason = new LimiterClosedError(this.key);
+    this.#tickets.rejectAll(reason);
+    for (const held of this.#held) held.fence.abort(reason);
+    this.#held.clear();
+    this.#idle.length = 0;
+    this.#control = undefined;
+    await Promise.all([...this.#sessions].map((session) => session.end()));
+    this.#sessions.clear();
+  }
+
+  /** Queues `session` in the database until it holds a slot; the timeout is the database's to enforce. */
+  async #wait(session: PgSession, deadline: AcquireDeadline): Promise<number> {
+    let grace: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      // A timeout is reported by the database, which leaves its queue cleanly and keeps the connection; only if
+      // it does not answer, or the caller aborted, is the connection dropped (and its place with it).
+      if (deadline.signal.reason instanceof LimiterTimeoutError) {
+        grace = setTimeout(() => void this.#drop(session), TIMEOUT_GRACE_MS);
+      } else {
+        void this.#drop(session);
+      }
+    };
+    deadline.signal.addEventListener('abort', onAbort, { once: true });
+    let slot: number | null;
+    try {
+      const remaining = deadline.remainingMs();
+      const rows = await session.query<{ slot: number | null }>(ACQUIRE_SQL, [
+        this.key,
+        this.#namespace,
+        Number.isFinite(remaining) ? remaining : null,
+      ]);
+      slot = rows[0]?.slot ?? null;
+    } catch (error) {
+      void this.#drop(session);
+      if (deadline.signal.aborted) throw deadline.signal.reason;
+      throw new LimiterUnavailableError(this.key, describe(error), { cause: error });
+    } finally {
+      deadline.signal.removeEventListener('abort', onAbort);
+      clearTimeout(grace);
+    }
+    if (slot === null) {
+      this.#recycle(session);
+      throw new LimiterTimeoutError(this.key, deadline.timeoutMs);
+    }
+    if (
+      !session.alive ||
+      (deadline.signal.aborted && !(deadline.signal.reason instanceof LimiterTimeoutError))
+    ) {
+      void this.#drop(session);
+      throw deadline.signal.aborted
+        ? deadline.signal.reason
+        : new LimiterUnavailableError(this.key, 'the connection died as the permit was granted');
+    }
+    return slot;
+  }
+
+  #permit(session: PgSession, slot: number, waitedMs: number): Permit {
+    const held: HeldPermit = { session, fence: new AbortController() };
+    this.#held.add(held);
+    session.watch((cause) => held.fence.abort(new PermitLostError(this.key, slot, { cause })));
+    let released: Promise<void> | undefined;
+    return {
+      key: this.key,
+      slot,
+      signal: held.fence.signal,
+      acquiredAt: new Date(),
+      waitedMs,
+      release: () => (released ??= this.#release(held, slot)),
+    };
+  }
+
+  async #release(held: HeldPermit, slot: number): Promise<void> {
+    const { session } = held;
+    session.unwatch();
+    this.#held.delete(held);
+    if (!session.alive) return;
+    try {
+      const rows = await session.query<{ released: boolean }>(RELEASE_SQL, [this.#namespace, slot]);
+      if (rows[0]?.released) return this.#recycle(session);
+    } catch {
+      // Ending the session below frees the slot whatever went wrong.
+    }
+    await this.#drop(session);
+  }
+
+  /** An idle session if one is still alive, else a new one. */
+  async #takeSession(signal: AbortSignal): Promise<PgSession> {
+    for (let session = this.#idle.pop(); session; session = this.#idle.pop()) {
+      if (session.alive) return session;
+      void this.#drop(session);
+    }
+    const opening = this.#openSession();
+    try {
+      return await abortable(opening, signal);
+    } catch (error) {
+      opening.then(
+        (session) => this.#recycle(session),
+        () => {},
+      );
+      throw error;
+    }
+  }
+
+  #recycle(session: PgSession): void {
+    if (this.#closed || !session.alive || this.#idle.length >= this.#maxWaiting) {
+      void this.#drop(session);
+    } else {
+      this.#idle.push(session);
+    }
+  }
+
+  async #drop(session: PgSession): Promise<void> {
+    this.#sessions.delete(session);
+    await session.end();
+  }
+
+  async #openSession(): Promise<PgSession> {
+    const session = await PgSession.open(this.key, this.#connect, this.#holderName);
+    if (this.#closed) {
+      await session.end();
+      throw new LimiterClosedError(this.key);
+    }
+    this.#sessions.add(session);
+    return session;
+  }
+
+  async #controlSession(): Promise<PgSession> {
+    if (this.#closed) throw new LimiterClosedError(this.key);
+    if (!this.#control?.alive) {
+      if (this.#control) void this.#drop(this.#control);
+      this.#control = await this.#openSession();
+    }
+    return this.#control;
+  }
+
+  /** Runs a query on a session, turning a database failure into LimiterUnavailableError. */
+  async #run<T>(query: () => Promise<T>): Promise<T> {
+    try {
+      return await query();
+    } catch (error) {
+      if (this.#closed) throw new LimiterClosedError(this.key);
+      throw new LimiterUnavailableError(this.key, describe(error), { cause: error });
+    }
+  }
+}
