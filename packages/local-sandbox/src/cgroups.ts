@@ -1,0 +1,142 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const CGROUP_V1 = '/sys/fs/cgroup';
+const CONTROLLERS = ['pids', 'memory'] as const;
+/** Removing a cgroup fails while the kernel still finishes reaping its processes; retry this often. */
+const REMOVE_ATTEMPTS = 50;
+const REMOVE_RETRY_MS = 20;
+
+/** What one sandbox may use in total, whatever it forks. */
+export interface CgroupLimits {
+  maxProcesses: number;
+  memoryBytes: number;
+}
+
+/**
+ * One sandbox's cgroup in the v1 `pids` and `memory` hierarchies. `RLIMIT_NPROC` cannot stop a fork bomb here
+ * (the sandbox's uid is root outside it, and root is exempt), and `RLIMIT_AS` counts per process, so both totals
+ * are enforced by the kernel per sandbox instead.
+ */
+export class SandboxCgroup {
+  /** The `cgroup.procs` files the launcher writes its own pid to before it execs bubblewrap. */
+  readonly procsFiles: string[];
+  readonly #dirs: string[];
+
+  constructor(dirs: string[]) {
+    this.#dirs = dirs;
+    this.procsFiles = dirs.map((dir) => join(dir, 'cgroup.procs'));
+  }
+
+  /** Kills anything left in the cgroup, then removes it. */
+  async remove(): Promise<void> {
+    for (let attempt = 0; ; attempt += 1) {
+      const busy = this.#dirs.filter((dir) => !tryRemove(dir));
+      if (busy.length === 0) return;
+      if (attempt >= REMOVE_ATTEMPTS) throw new Error(`cgroup ${busy.join(', ')} still has processes`);
+      for (const dir of busy) killAll(dir);
+      await sleep(REMOVE_RETRY_MS);
+    }
+  }
+}
+
+/**
+ * This process's parent cgroup for its sandboxes, `/sys/fs/cgroup/{pids,memory}/fusebox/<pid>`. Cgroups left
+ * behind by a Fusebox process that died are removed when the next one starts.
+ */
+export class CgroupParent {
+  readonly #dirs: string[];
+  #next = 0;
+
+  private constructor(dirs: string[]) {
+    this.#dirs = dirs;
+  }
+
+  /**
+   * Creates the parent cgroups, or returns the reason they are unavailable (no cgroup v1 `pids`/`memory`
+   * controllers, or no permission to create cgroups).
+   */
+  static open(): CgroupParent | string {
+    const roots = CONTROLLERS.map((controller) => join(CGROUP_V1, controller));
+    const missing = roots.filter((root) => !existsSync(join(root, 'cgroup.procs')));
+    if (missing.length > 0) return `no cgroup v1 hierarchy at ${missing.join(', ')}`;
+    try {
+      const dirs = roots.map((root) => {
+        const base = join(root, 'fusebox');
+        mkdirSync(base, { recursive: true });
+        removeOrphans(base);
+        const dir = join(base, String(process.pid));
+        mkdirSync(dir, { recursive: true });
+        return dir;
+      });
+      return new CgroupParent(dirs);
+    } catch (error) {
+      return `cannot create cgroups: ${(error as Error).message}`;
+    }
+  }
+
+  /** Creates a fresh cgroup with these limits for one sandbox. */
+  create(limits: CgroupLimits): SandboxCgroup {
+    const name = `sandbox-${(this.#next += 1)}`;
+    const dirs = this.#dirs.map((parent) => join(parent, name));
+    const [pids, memory] = dirs as [string, string];
+    for (const dir of dirs) mkdirSync(dir);
+    writeFileSync(join(pids, 'pids.max'), String(limits.maxProcesses));
+    writeFileSync(join(memory, 'memory.limit_in_bytes'), String(limits.memoryBytes));
+    return new SandboxCgroup(dirs);
+  }
+
+  /** Removes the parent cgroups; every sandbox cgroup must be gone already. */
+  close(): void {
+    for (const dir of this.#dirs) tryRemove(dir);
+  }
+}
+
+function tryRemove(dir: string): boolean {
+  try {
+    rmdirSync(dir);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+}
+
+function killAll(dir: string): void {
+  let pids: string[];
+  try {
+    pids = readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean);
+  } catch {
+    return;
+  }
+  for (const pid of pids) {
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+/** Removes the cgroups of Fusebox processes that no longer exist. */
+function removeOrphans(base: string): void {
+  for (const entry of readdirSync(base, { withFileTypes: true })) {
+    if (!entry.isDirectory() || !/^\d+$/.test(entry.name) || isAlive(Number(entry.name))) continue;
+    const dir = join(base, entry.name);
+    for (const child of readdirSync(dir, { withFileTypes: true })) {
+      if (!child.isDirectory()) continue;
+      killAll(join(dir, child.name));
+      tryRemove(join(dir, child.name));
+    }
+    tryRemove(dir);
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,132 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CommandRunResult, RunCodeRequest, RunCodeResponse } from '@fusebox/sandbox-client/protocol';
+import { isLocalSandboxError } from './errors/local-sandbox-error';
+import { LANGUAGE_RUNNERS, commandNotFound } from './languages';
+import { runJob } from './run-job';
+import { runStatus } from './run-status';
+import type { SandboxLauncher } from './sandbox-launcher';
+import type { SandboxPool } from './sandbox-pool';
+import { transpileTypeScript } from './typescript-transpile';
+import { fetchFiles, writeFiles } from './workdir-files';
+
+/** A finished `/run_code`, with what only Fusebox reports: step durations and whether output was cut. */
+export interface CodeRunOutcome {
+  response: RunCodeResponse;
+  compileMs: number | null;
+  runMs: number | null;
+  outputTruncated: boolean;
+}
+
+export interface CodeRunnerLimits {
+  fetchLimitBytes: number;
+}
+
+/**
+ * Runs one parsed `/run_code` request in a warm sandbox and answers in SandboxFusion's shape. Failures of the
+ * sandbox itself become `SandboxError` responses; only `signal` aborting rejects (with its reason).
+ */
+export async function runCodeRequest(
+  request: RunCodeRequest,
+  sandboxes: { launcher: SandboxLauncher; pool: SandboxPool; limits: CodeRunnerLimits },
+  { signal }: { signal?: AbortSignal } = {},
+): Promise<CodeRunOutcome> {
+  const runner = LANGUAGE_RUNNERS[request.language];
+  if (runner.kind === 'unsupported') return missingToolchain(runner.missing, runner.step);
+  const missing = runner.requires.find((command) => !sandboxes.launcher.has(command));
+  if (missing) return missingToolchain(missing, runner.compile ? 'compile' : 'run');
+
+  const sandbox = await sandboxes.pool.take();
+  try {
+    let source = runner.sourceFile();
+    let code = runner.prepare?.(request.code) ?? request.code;
+    if (request.language === 'typescript') {
+      const transpiled = await transpileTypeScript(code, join(sandbox.workdir.inside, source));
+      if (!transpiled.ok)
+        return finished(null, { ...emptyStep(), return_code: 1, stderr: transpiled.stderr });
+      source = transpiled.fileName.slice(sandbox.workdir.inside.length + 1);
+      code = transpiled.code;
+    }
+    writeFiles(sandbox.workdir.host, request.files);
+    writeFileSync(join(sandbox.workdir.host, source), code);
+    const memoryLimitBytes = request.memory_limit_MB > 0 ? request.memory_limit_MB * 1024 * 1024 : undefined;
+    // Absolute, as SandboxFusion passes them: compilers and tracebacks then name the file the same way.
+    const sourcePath = join(sandbox.workdir.inside, source);
+    const result = await runJob(
+      sandbox,
+      {
+        compile: runner.compile
+          ? { argv: runner.compile(sourcePath), memoryLimitBytes: undefined }
+          : undefined,
+        run: { argv: runner.run(sourcePath, request.code), memoryLimitBytes },
+        stdin: request.stdin,
+        compileTimeoutMs: request.compile_timeout * 1000,
+        runTimeoutMs: request.run_timeout * 1000,
+      },
+      { signal },
+    );
+    if (result.sandboxError) return sandboxError(result.sandboxError);
+    sandbox.kill();
+    const files = fetchFiles(sandbox.workdir.host, request.fetch_files, sandboxes.limits.fetchLimitBytes);
+    const { status, message } = runStatus([result.compile, result.run]);
+    return {
+      response: {
+        status,
+        message,
+        compile_result: result.compile,
+        run_result: result.run,
+        executor_pod_name: null,
+        files,
+      },
+      compileMs: result.compileMs,
+      runMs: result.runMs,
+      outputTruncated: result.outputTruncated,
+    };
+  } catch (error) {
+    if (signal?.aborted || !isLocalSandboxError(error)) throw error;
+    return sandboxError(error.message);
+  } finally {
+    sandboxes.pool.release(sandbox);
+  }
+}
+
+function emptyStep(): CommandRunResult {
+  return { status: 'Finished', execution_time: 0, return_code: 0, stdout: '', stderr: '' };
+}
+
+function finished(compile: CommandRunResult | null, run: CommandRunResult | null): CodeRunOutcome {
+  return {
+    response: {
+      ...runStatus([compile, run]),
+      compile_result: compile,
+      run_result: run,
+      executor_pod_name: null,
+      files: {},
+    },
+    compileMs: compile ? 0 : null,
+    runMs: run ? 0 : null,
+    outputTruncated: false,
+  };
+}
+
+/** SandboxFusion's answer when the language's toolchain is not installed: bash's `command not found`, exit 127. */
+function missingToolchain(command: string, step: 'compile' | 'run'): CodeRunOutcome {
+  const result = { ...emptyStep(), return_code: 127, stderr: commandNotFound(command) };
+  return step === 'compile' ? finished(result, null) : finished(null, result);
+}
+
+function sandboxError(message: string): CodeRunOutcome {
+  return {
+    response: {
+      status: 'SandboxError',
+      message,
+      compile_result: null,
+      run_result: null,
+      executor_pod_name: null,
+      files: {},
+    },
+    compileMs: null,
+    runMs: null,
+    outputTruncated: false,
+  };
+}

@@ -1,0 +1,75 @@
+import { availableParallelism } from 'node:os';
+import type { Isolation } from './sandbox-launcher';
+
+/**
+ * How an {@link Executor} runs code. Every field is optional; the defaults suit one API process per machine.
+ *
+ * @example
+ * const executor = await createExecutor({ concurrency: 8, memoryCapMB: 4096 });
+ */
+export interface ExecutorOptions {
+  /** Executions running at once (runs, Jupyter requests and session cells). Default: the number of cores. */
+  concurrency?: number;
+  /** Executions that may wait for a slot; one more is refused with `QueueFullError`. Default 1024. */
+  queueLimit?: number;
+  /** `bwrap` (default) isolates every run; `none` runs code as plain processes and warns loudly. */
+  isolation?: Isolation;
+  /** Bytes of stdout and of stderr kept per step; the rest is dropped with a visible note. Default 1 MiB. */
+  outputLimitBytes?: number;
+  /** Memory of one sandbox, all its processes and files together (cgroup). Default 2048 MB. */
+  memoryCapMB?: number;
+  /** Size of one sandbox's writable space (its /tmp, which holds the working directory). Default 512 MB. */
+  diskLimitMB?: number;
+  /** Processes and threads of one sandbox together; this is what stops a fork bomb. Default 512. */
+  maxProcesses?: number;
+  /** Bytes of `fetch_files` returned per request, all files together. Default 16 MiB. */
+  fetchLimitBytes?: number;
+  /** Sandboxes kept started and waiting for code. Default: `concurrency`. */
+  warmSandboxes?: number;
+  /** Stateful sessions open at once. Default 64. */
+  maxSessions?: number;
+  /** A session nobody used for this long is closed. Default 300 000 ms (5 minutes). */
+  sessionIdleTimeoutMs?: number;
+  /** Where warnings go (isolation off, cgroups unavailable, background clean-up failures). Default console.warn. */
+  warn?: (message: string) => void;
+}
+
+export type ResolvedExecutorOptions = Required<ExecutorOptions>;
+
+const MB = 1024 * 1024;
+
+/** Validates options up front and fills in the defaults; throws TypeError naming what was expected. */
+export function resolveExecutorOptions(options: ExecutorOptions = {}): ResolvedExecutorOptions {
+  const count = (name: keyof ExecutorOptions, fallback: number, minimum = 1): number => {
+    const value = options[name] ?? fallback;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < minimum) {
+      throw new TypeError(
+        `expected ${name} to be an integer of at least ${minimum}, got ${JSON.stringify(options[name])}`,
+      );
+    }
+    return value;
+  };
+  if (options.isolation !== undefined && options.isolation !== 'bwrap' && options.isolation !== 'none') {
+    throw new TypeError(
+      `expected isolation to be 'bwrap' or 'none', got ${JSON.stringify(options.isolation)}`,
+    );
+  }
+  if (options.warn !== undefined && typeof options.warn !== 'function') {
+    throw new TypeError('expected warn to be a function');
+  }
+  const concurrency = count('concurrency', availableParallelism());
+  return {
+    concurrency,
+    queueLimit: count('queueLimit', 1024, 0),
+    isolation: options.isolation ?? 'bwrap',
+    outputLimitBytes: count('outputLimitBytes', MB),
+    memoryCapMB: count('memoryCapMB', 2048),
+    diskLimitMB: count('diskLimitMB', 512),
+    maxProcesses: count('maxProcesses', 512),
+    fetchLimitBytes: count('fetchLimitBytes', 16 * MB, 0),
+    warmSandboxes: count('warmSandboxes', concurrency, 0),
+    maxSessions: count('maxSessions', 64, 0),
+    sessionIdleTimeoutMs: count('sessionIdleTimeoutMs', 300_000),
+    warn: options.warn ?? ((message) => console.warn(message)),
+  };
+}

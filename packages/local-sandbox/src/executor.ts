@@ -1,0 +1,198 @@
+import {
+  type RunCodeRequestInput,
+  type RunJupyterRequestInput,
+  type RunJupyterResponse,
+  runCodeRequestSchema,
+  runJupyterRequestSchema,
+} from '@fusebox/sandbox-client/protocol';
+import { type CodeRunOutcome, runCodeRequest } from './code-runner';
+import { isLocalSandboxError } from './errors/local-sandbox-error';
+import {
+  type ExecutorOptions,
+  type ResolvedExecutorOptions,
+  resolveExecutorOptions,
+} from './executor-options';
+import { FifoGate } from './fifo-gate';
+import { type ExecutionTiming, gated } from './gated';
+import { SandboxLauncher } from './sandbox-launcher';
+import { SandboxPool } from './sandbox-pool';
+import { INTERPRETER_COMMAND } from './session/interpreter';
+import { type JupyterOutcome, runJupyterRequest } from './session/jupyter';
+import { SessionManager } from './session/session-manager';
+import { STEP_DRIVER } from './step-driver';
+
+/** A finished `/run_code`: SandboxFusion's response plus Fusebox's timing. */
+export interface CodeExecution extends CodeRunOutcome {
+  timing: ExecutionTiming;
+}
+
+/** A finished `/run_jupyter`: SandboxFusion's response plus Fusebox's timing. */
+export interface JupyterExecution extends JupyterOutcome {
+  timing: ExecutionTiming;
+}
+
+/** The executor's load now. */
+export interface ExecutorStats {
+  concurrency: number;
+  running: number;
+  waiting: number;
+  warmSandboxes: number;
+  sessions: number;
+}
+
+const MB = 1024 * 1024;
+/** Interpreters kept warm for /run_jupyter and new sessions; each idle one holds a Python process. */
+const WARM_INTERPRETERS = 2;
+
+/**
+ * Runs code the way SandboxFusion does, in bubblewrap sandboxes on this machine: `runCode` and `runJupyter`
+ * answer in SandboxFusion's exact shapes, and `sessions` keeps stateful interpreters. At most `concurrency`
+ * executions run at once; the rest wait in FIFO order, up to `queueLimit`.
+ *
+ * @example
+ * const executor = await createExecutor({ concurrency: 4 });
+ * const { response } = await executor.runCode({ code: 'print(1)', language: 'python' });
+ * console.log(response.run_result?.stdout); // "1\n"
+ * await executor.close();
+ */
+export class Executor {
+  /** Stateful interpreters, created and run by id. */
+  readonly sessions: SessionManager;
+  readonly options: ResolvedExecutorOptions;
+  readonly #launcher: SandboxLauncher;
+  readonly #gate: FifoGate;
+  readonly #codePool: SandboxPool;
+  readonly #interpreterPool: SandboxPool;
+
+  private constructor(launcher: SandboxLauncher, options: ResolvedExecutorOptions) {
+    this.options = options;
+    this.#launcher = launcher;
+    this.#gate = new FifoGate(options.concurrency, options.queueLimit);
+    const onError = (error: unknown) => options.warn(`sandbox: ${(error as Error).message}`);
+    this.#codePool = new SandboxPool(
+      launcher,
+      ['/bin/sh', '-c', STEP_DRIVER],
+      options.warmSandboxes,
+      onError,
+    );
+    this.#interpreterPool = new SandboxPool(
+      launcher,
+      INTERPRETER_COMMAND,
+      Math.min(options.warmSandboxes, WARM_INTERPRETERS),
+      onError,
+    );
+    this.sessions = new SessionManager(this.#interpreterPool, this.#gate, {
+      maxSessions: options.maxSessions,
+      idleTimeoutMs: options.sessionIdleTimeoutMs,
+      outputLimitBytes: options.outputLimitBytes,
+    });
+  }
+
+  /**
+   * Validates the options, checks that isolation works (throws `IsolationUnavailableError` if bubblewrap cannot
+   * create namespaces, unless `isolation: 'none'`) and starts warming sandboxes.
+   */
+  static async create(options: ExecutorOptions = {}): Promise<Executor> {
+    const resolved = resolveExecutorOptions(options);
+    const launcher = await SandboxLauncher.create({
+      isolation: resolved.isolation,
+      diskBytes: resolved.diskLimitMB * MB,
+      memoryCapBytes: resolved.memoryCapMB * MB,
+      maxProcesses: resolved.maxProcesses,
+      outputLimitBytes: resolved.outputLimitBytes,
+      warn: resolved.warn,
+    });
+    return new Executor(launcher, resolved);
+  }
+
+  /**
+   * Runs a `/run_code` request. Resolves with SandboxFusion's response even for failures of the sandbox
+   * (`SandboxError`). Rejects with a ZodError for an invalid request, `QueueFullError` when the queue is full,
+   * `ExecutorClosedError` after `close()`, or `signal.reason` when aborted (the run is killed).
+   */
+  async runCode(
+    input: RunCodeRequestInput,
+    { signal }: { signal?: AbortSignal } = {},
+  ): Promise<CodeExecution> {
+    const request = runCodeRequestSchema.parse(input);
+    const { result, timing } = await gated(
+      this.#gate,
+      () =>
+        runCodeRequest(
+          request,
+          {
+            launcher: this.#launcher,
+            pool: this.#codePool,
+            limits: { fetchLimitBytes: this.options.fetchLimitBytes },
+          },
+          { signal },
+        ),
+      { signal },
+    );
+    return { ...result, timing };
+  }
+
+  /** Runs a `/run_jupyter` request; rejects like {@link Executor.runCode}. */
+  async runJupyter(
+    input: RunJupyterRequestInput,
+    { signal }: { signal?: AbortSignal } = {},
+  ): Promise<JupyterExecution> {
+    const request = runJupyterRequestSchema.parse(input);
+    const { result, timing } = await gated(
+      this.#gate,
+      async () => {
+        try {
+          return await runJupyterRequest(
+            request,
+            {
+              pool: this.#interpreterPool,
+              outputLimitBytes: this.options.outputLimitBytes,
+              fetchLimitBytes: this.options.fetchLimitBytes,
+            },
+            { signal },
+          );
+        } catch (error) {
+          if (signal?.aborted || !isLocalSandboxError(error)) throw error;
+          return { response: sandboxError(error.message), outputTruncated: false };
+        }
+      },
+      { signal },
+    );
+    return { ...result, timing };
+  }
+
+  stats(): ExecutorStats {
+    return {
+      concurrency: this.#gate.concurrency,
+      running: this.#gate.running,
+      waiting: this.#gate.waiting,
+      warmSandboxes: this.#codePool.warm + this.#interpreterPool.warm,
+      sessions: this.sessions.size,
+    };
+  }
+
+  /**
+   * Refuses new work, rejects what is queued, closes every session, waits for running executions' sandboxes to
+   * be cleaned up, and removes the executor's cgroups and temporary files.
+   */
+  async close(): Promise<void> {
+    this.#gate.close();
+    this.sessions.closeAll();
+    await Promise.all([this.#codePool.close(), this.#interpreterPool.close()]);
+    this.#launcher.close();
+  }
+}
+
+/**
+ * Creates an {@link Executor}; see {@link Executor.create}.
+ *
+ * @example
+ * const executor = await createExecutor({ isolation: 'bwrap', concurrency: 2 });
+ */
+export function createExecutor(options: ExecutorOptions = {}): Promise<Executor> {
+  return Executor.create(options);
+}
+
+function sandboxError(message: string): RunJupyterResponse {
+  return { status: 'SandboxError', message, driver: null, cells: [], executor_pod_name: null, files: {} };
+}

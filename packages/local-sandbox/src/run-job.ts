@@ -1,0 +1,127 @@
+import type { CommandRunResult } from '@fusebox/sandbox-client/protocol';
+import type { Sandbox } from './sandbox';
+import { type DriverStep, encodeJob } from './step-driver';
+
+/** A driver that has not started the first step after this long is stuck: the sandbox is killed. */
+const START_GUARD_MS = 10_000;
+/** After the last step, the sandbox must have ended within this long, or it is killed. */
+const FINISH_GUARD_MS = 5_000;
+/** setTimeout's largest delay; longer timeouts are clamped to it (about 24.8 days). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+export interface Job {
+  compile: DriverStep | undefined;
+  run: DriverStep;
+  stdin: string | null;
+  compileTimeoutMs: number;
+  runTimeoutMs: number;
+}
+
+export interface JobResult {
+  compile: CommandRunResult | null;
+  run: CommandRunResult | null;
+  /** Set when the sandbox failed before running the user's code: the run is a `SandboxError`. */
+  sandboxError: string | undefined;
+  compileMs: number | null;
+  runMs: number | null;
+  outputTruncated: boolean;
+}
+
+interface Step {
+  startedAt?: number;
+  endedAt?: number;
+  status?: number;
+  timedOut?: boolean;
+}
+
+/**
+ * Runs a job in a warm sandbox running the step driver: sends it, times each step from the driver's events,
+ * kills the whole sandbox when a step overruns its timeout (or `signal` aborts), and waits for every process
+ * and pipe to be gone before reporting. The caller disposes of the sandbox.
+ */
+export async function runJob(
+  sandbox: Sandbox,
+  job: Job,
+  { signal }: { signal?: AbortSignal } = {},
+): Promise<JobResult> {
+  const compile: Step = {};
+  const run: Step = {};
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (ms: number, onFire: () => void) => {
+    clearTimeout(timer);
+    timer = setTimeout(onFire, Math.min(Math.max(ms, 0), MAX_TIMER_MS));
+  };
+  const overrun = (step: Step) => () => {
+    step.timedOut = true;
+    step.endedAt = performance.now();
+    sandbox.kill();
+  };
+  const onAbort = () => sandbox.kill();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  arm(START_GUARD_MS, () => sandbox.kill());
+  try {
+    sandbox.control.end(encodeJob(job.compile, job.run));
+    sandbox.stdin.end(job.stdin ?? undefined);
+    for (let line = await sandbox.events.next(); line !== undefined; line = await sandbox.events.next()) {
+      const [event, status] = line.split(' ');
+      const now = performance.now();
+      if (event === 'compile' || event === 'run') {
+        const step = event === 'compile' ? compile : run;
+        step.startedAt = now;
+        arm(event === 'compile' ? job.compileTimeoutMs : job.runTimeoutMs, overrun(step));
+      } else if (event === 'compiled' || event === 'ran') {
+        const step = event === 'compiled' ? compile : run;
+        if (step.timedOut) continue;
+        step.endedAt = now;
+        step.status = Number(status);
+        arm(FINISH_GUARD_MS, () => sandbox.kill());
+      }
+    }
+    const exit = await sandbox.closed;
+    signal?.throwIfAborted();
+    const outputs = sandbox.outputs;
+    const started = compile.startedAt !== undefined || run.startedAt !== undefined;
+    return {
+      compile: job.compile ? stepResult(compile, exit.code, outputs[5].text(), outputs[6].text()) : null,
+      run: stepResult(run, exit.code, outputs[1].text(), outputs[2].text()),
+      sandboxError: started
+        ? undefined
+        : `the sandbox ended before running the code (exit ${exit.code ?? exit.signal}): ${outputs[2].text()}`,
+      compileMs: elapsed(compile),
+      runMs: elapsed(run),
+      outputTruncated: Object.values(outputs).some((output) => output.truncated),
+    };
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+function elapsed(step: Step): number | null {
+  return step.startedAt === undefined ? null : (step.endedAt ?? performance.now()) - step.startedAt;
+}
+
+/**
+ * A step as SandboxFusion reports it: `TimeLimitExceeded` with a null return code after a timeout; otherwise
+ * `Finished` with the exit status the driver saw. A step whose status never arrived (something killed the
+ * driver) reports the sandbox's own exit status. A step that never started is null.
+ */
+function stepResult(
+  step: Step,
+  sandboxExit: number | null,
+  stdout: string,
+  stderr: string,
+): CommandRunResult | null {
+  if (step.startedAt === undefined) return null;
+  const executionTime = (elapsed(step) ?? 0) / 1000;
+  if (step.timedOut) {
+    return { status: 'TimeLimitExceeded', execution_time: executionTime, return_code: null, stdout, stderr };
+  }
+  return {
+    status: 'Finished',
+    execution_time: executionTime,
+    return_code: step.status ?? sandboxExit ?? 137,
+    stdout,
+    stderr,
+  };
+}

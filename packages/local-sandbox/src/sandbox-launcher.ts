@@ -1,0 +1,390 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CappedOutput } from './capped-output';
+import { CgroupParent, type SandboxCgroup } from './cgroups';
+import { IsolationUnavailableError } from './errors/isolation-unavailable-error';
+import { SandboxFailureError } from './errors/sandbox-failure-error';
+import { LineChannel } from './line-channel';
+import { randomName } from './random-name';
+import {
+  type ExitStatus,
+  Sandbox,
+  type SandboxOutputs,
+  type SandboxWorkdir,
+  releaseDirectory,
+  releaseFd,
+} from './sandbox';
+import { shellQuote } from './shell-quote';
+
+/** `bwrap`: every sandbox gets its own namespaces. `none`: plain processes on the host, for machines without. */
+export type Isolation = 'bwrap' | 'none';
+
+export interface LauncherOptions {
+  isolation: Isolation;
+  /** Size of the sandbox's tmpfs (its /tmp, which holds the working directory) and its largest file. */
+  diskBytes: number;
+  /** Memory of all the sandbox's processes together, tmpfs included (cgroup). */
+  memoryCapBytes: number;
+  /** Processes and threads of the sandbox together (cgroup). */
+  maxProcesses: number;
+  /** Bytes kept per output stream. */
+  outputLimitBytes: number;
+  /** Where non-fatal set-up problems are reported (cgroups unavailable, isolation off). */
+  warn: (message: string) => void;
+}
+
+/** The uid and gid sandboxed code runs as (nobody). */
+const SANDBOX_ID = '65534';
+/** A sandbox that is not up after this long is broken (or the machine is drowning). */
+const START_TIMEOUT_MS = 30_000;
+/** fd 7 receives bubblewrap's `--info-fd` JSON; see {@link Sandbox} for the others. */
+const STDIO: ('pipe' | 'ignore')[] = ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'];
+const INFO_FD = 7;
+
+/**
+ * What of /etc sandboxed code may see: the dynamic linker's cache, `alternatives` (javac, java), time zones and
+ * certificates, and language runtimes' configuration. Never passwd/shadow: the sandbox's uid is root outside
+ * it, so any root-owned file bound in would be readable.
+ */
+const ETC_ENTRIES = [
+  /^ld\.so\.(cache|conf|conf\.d)$/,
+  /^alternatives$/,
+  /^(localtime|timezone|mime\.types|nsswitch\.conf|os-release)$/,
+  /^(ssl|ca-certificates|fonts|perl)$/,
+  /^java-\d+-openjdk$/,
+  /^python3(\.\d+)?$/,
+];
+
+/** Toolchains installed outside /usr (rustup, a Go tarball) are bound read-only at a fixed sandbox path. */
+const TOOLCHAIN_ROOTS = [
+  { command: 'rustc', args: ['--print', 'sysroot'], mount: '/opt/rust' },
+  { command: 'go', args: ['env', 'GOROOT'], mount: '/opt/go' },
+];
+
+const SYSTEM_PATH = ['/usr/local/bin', '/usr/bin', '/bin'];
+
+interface ToolchainRoot {
+  host: string;
+  mount: string;
+}
+
+/**
+ * Starts sandboxes. Built once per executor: it checks that isolation works, finds the toolchains, and holds
+ * what every sandbox shares (the bubblewrap mount plan, the synthetic /etc files, the parent cgroup).
+ */
+export class SandboxLauncher {
+  readonly options: LauncherOptions;
+  readonly #runtimeDir: string;
+  readonly #cgroups: CgroupParent | undefined;
+  readonly #toolchains: ToolchainRoot[];
+  readonly #baseArgs: string[];
+  readonly #env: Record<string, string>;
+  readonly #pathDirs: { inside: string; host: string }[];
+
+  private constructor(
+    options: LauncherOptions,
+    cgroups: CgroupParent | undefined,
+    toolchains: ToolchainRoot[],
+  ) {
+    this.options = options;
+    this.#cgroups = cgroups;
+    this.#toolchains = toolchains;
+    this.#runtimeDir = mkdtempSync(join(tmpdir(), 'fusebox-sandbox-'));
+    const bwrap = options.isolation === 'bwrap';
+    this.#pathDirs = [
+      ...toolchains.map((root) => ({
+        inside: `${bwrap ? root.mount : root.host}/bin`,
+        host: `${root.host}/bin`,
+      })),
+      ...SYSTEM_PATH.map((dir) => ({ inside: dir, host: dir })),
+    ];
+    this.#env = {
+      PATH: this.#pathDirs.map((dir) => dir.inside).join(':'),
+      HOME: '/tmp',
+      TMPDIR: '/tmp',
+      LANG: 'C.UTF-8',
+    };
+    this.#baseArgs = bwrap ? this.#bwrapArgs() : [];
+  }
+
+  /**
+   * Prepares sandboxes and proves isolation works by starting one; throws {@link IsolationUnavailableError}
+   * when bubblewrap cannot create its namespaces.
+   */
+  static async create(options: LauncherOptions): Promise<SandboxLauncher> {
+    const cgroups =
+      options.isolation === 'bwrap' || process.getuid?.() === 0 ? CgroupParent.open() : 'not root';
+    if (typeof cgroups === 'string') {
+      options.warn(
+        `per-sandbox cgroups are unavailable (${cgroups}): fork bombs and the total memory of a run are not contained`,
+      );
+    }
+    const toolchains = (await Promise.all(TOOLCHAIN_ROOTS.map(findToolchainRoot))).filter(
+      (root): root is ToolchainRoot => root !== undefined,
+    );
+    const launcher = new SandboxLauncher(
+      options,
+      typeof cgroups === 'string' ? undefined : cgroups,
+      toolchains,
+    );
+    if (options.isolation === 'none') {
+      options.warn(
+        "ISOLATION IS OFF: submitted code runs as this process's user, with its network and files",
+      );
+      return launcher;
+    }
+    try {
+      const probe = await launcher.start(['/bin/sh', '-c', 'echo ready >&4; read -r line <&3']);
+      await probe.dispose();
+    } catch (error) {
+      launcher.close();
+      throw new IsolationUnavailableError(
+        `bubblewrap cannot create a sandbox here, so submitted code cannot run isolated: ${(error as Error).message}. ` +
+          'Install it (apt-get install -y bubblewrap) and run as root or with unprivileged user namespaces enabled, ' +
+          'or turn isolation off explicitly.',
+        { cause: error },
+      );
+    }
+    return launcher;
+  }
+
+  /** True when `command` (a name looked up on the sandbox's PATH, or an absolute path) can run in a sandbox. */
+  has(command: string): boolean {
+    const candidates = command.startsWith('/')
+      ? [command]
+      : this.#pathDirs.map((dir) => join(dir.host, command));
+    return candidates.some((path) => {
+      try {
+        accessSync(path, constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  }
+
+  /**
+   * Starts a sandbox running `command`, which must write `ready` on fd 4 once it is up, and resolves when it
+   * has. Rejects with {@link SandboxFailureError} if it dies or hangs first.
+   */
+  async start(command: readonly string[]): Promise<Sandbox> {
+    const bwrap = this.options.isolation === 'bwrap';
+    const cgroup = this.#cgroups?.create({
+      maxProcesses: this.options.maxProcesses,
+      memoryBytes: this.options.memoryCapBytes,
+    });
+    const hostDir = bwrap ? undefined : mkdtempSync(join(tmpdir(), 'fusebox-run-'));
+    const inside = hostDir ?? `/tmp/${randomName()}`;
+    const argv = bwrap
+      ? [
+          ...this.#baseArgs,
+          '--dir',
+          inside,
+          '--chdir',
+          inside,
+          '--info-fd',
+          String(INFO_FD),
+          '--',
+          ...command,
+        ]
+      : [...command];
+    let child: ChildProcess;
+    try {
+      child = spawn('/bin/sh', ['-c', this.#launcherScript(cgroup), 'fusebox-sandbox', ...argv], {
+        stdio: STDIO,
+        env: bwrap ? this.#env : { ...this.#env, HOME: inside, TMPDIR: inside },
+        cwd: hostDir ?? '/',
+        detached: !bwrap,
+      });
+    } catch (error) {
+      if (hostDir) rmSync(hostDir, { recursive: true, force: true });
+      await cgroup?.remove();
+      throw new SandboxFailureError(`cannot start a sandbox: ${(error as Error).message}`, { cause: error });
+    }
+    for (const stream of child.stdio) stream?.on('error', () => {});
+    const closed = new Promise<ExitStatus>((resolve) => {
+      child.once('close', (code, signal) => resolve({ code, signal }));
+      child.once('error', () => resolve({ code: null, signal: null }));
+    });
+    const killTree = () => {
+      if (child.pid === undefined) return;
+      try {
+        if (bwrap) child.kill('SIGKILL');
+        else process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    };
+    const events = new LineChannel(readableFd(child, 4));
+    const outputs = captureOutputs(child, this.options.outputLimitBytes);
+    const info = bwrap ? readAll(readableFd(child, INFO_FD)) : undefined;
+
+    const timer = setTimeout(killTree, START_TIMEOUT_MS);
+    const first = await events.next();
+    clearTimeout(timer);
+    const fail = async (reason: string) => {
+      killTree();
+      const status = await closed;
+      if (hostDir) rmSync(hostDir, { recursive: true, force: true });
+      await cgroup?.remove();
+      const stderr = outputs[2].text().trim();
+      return new SandboxFailureError(
+        `the sandbox did not start (${reason}; exit ${status.code ?? status.signal})${stderr ? `: ${stderr}` : ''}`,
+      );
+    };
+    if (first !== 'ready')
+      throw await fail(first === undefined ? 'it ended' : `it said ${JSON.stringify(first)}`);
+
+    let workdir: SandboxWorkdir;
+    if (hostDir) {
+      workdir = { inside, host: hostDir, release: releaseDirectory(hostDir) };
+    } else {
+      try {
+        const { 'child-pid': pid } = JSON.parse(await (info as Promise<string>)) as { 'child-pid': number };
+        const fd = openSync(`/proc/${pid}/root${inside}`, constants.O_RDONLY | constants.O_DIRECTORY);
+        workdir = { inside, host: `/proc/self/fd/${fd}`, release: releaseFd(fd) };
+      } catch (error) {
+        throw await fail(`its working directory is unreachable: ${(error as Error).message}`);
+      }
+    }
+    return new Sandbox({ child, workdir, events, outputs, closed, cgroup, killTree });
+  }
+
+  /** Removes what the launcher created; every sandbox must be disposed of first. */
+  close(): void {
+    rmSync(this.#runtimeDir, { recursive: true, force: true });
+    this.#cgroups?.close();
+  }
+
+  /**
+   * The shell that execs bubblewrap (or the driver): it joins the sandbox's cgroups first, so every process the
+   * sandbox ever forks is counted, and sets the limits no step may raise.
+   */
+  #launcherScript(cgroup: SandboxCgroup | undefined): string {
+    const diskBlocks = Math.ceil(this.options.diskBytes / 512);
+    return [
+      ...(cgroup?.procsFiles ?? []).map((file) => `echo $$ > ${shellQuote(file)}`),
+      'ulimit -c 0',
+      `ulimit -f ${diskBlocks}`,
+      'exec "$@"',
+    ].join(' && ');
+  }
+
+  #bwrapArgs(): string[] {
+    const files = {
+      passwd: 'nobody:x:65534:65534:nobody:/tmp:/usr/sbin/nologin\n',
+      group: 'nogroup:x:65534:\n',
+      hosts: '127.0.0.1 localhost\n::1 localhost\n',
+    };
+    const synthetic = Object.entries(files).flatMap(([name, content]) => {
+      const path = join(this.#runtimeDir, name);
+      writeFileSync(path, content, { mode: 0o644 });
+      return ['--ro-bind', path, `/etc/${name}`];
+    });
+    return [
+      'bwrap',
+      '--unshare-user',
+      '--uid',
+      SANDBOX_ID,
+      '--gid',
+      SANDBOX_ID,
+      '--unshare-pid',
+      '--unshare-ipc',
+      '--unshare-uts',
+      '--unshare-net',
+      '--unshare-cgroup-try',
+      '--hostname',
+      'sandbox',
+      '--die-with-parent',
+      '--new-session',
+      '--cap-drop',
+      'ALL',
+      '--ro-bind',
+      '/usr',
+      '/usr',
+      ...rootLinks(),
+      ...readdirSync('/etc')
+        .filter((name) => ETC_ENTRIES.some((pattern) => pattern.test(name)))
+        .flatMap((name) => ['--ro-bind', `/etc/${name}`, `/etc/${name}`]),
+      ...synthetic,
+      ...this.#toolchains.flatMap((root) => ['--ro-bind', root.host, root.mount]),
+      '--proc',
+      '/proc',
+      '--dev',
+      '/dev',
+      '--size',
+      String(this.options.diskBytes),
+      '--tmpfs',
+      '/tmp',
+      '--remount-ro',
+      '/',
+    ];
+  }
+}
+
+/** Debian's /bin, /lib… are symlinks into /usr; mirror them, or bind them where they are real directories. */
+function rootLinks(): string[] {
+  return ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'].flatMap((name) => {
+    const path = `/${name}`;
+    if (!existsSync(path)) return [];
+    return lstatSync(path).isSymbolicLink()
+      ? ['--symlink', readlinkSync(path), path]
+      : ['--ro-bind', path, path];
+  });
+}
+
+/** Asks a toolchain outside /usr where it lives (`rustc --print sysroot`); undefined when it is absent. */
+function findToolchainRoot(toolchain: (typeof TOOLCHAIN_ROOTS)[number]): Promise<ToolchainRoot | undefined> {
+  return new Promise((resolve) => {
+    execFile(toolchain.command, toolchain.args, { timeout: 30_000 }, (error, stdout) => {
+      const root = stdout.trim();
+      if (error || !root.startsWith('/') || root.startsWith('/usr/') || !existsSync(join(root, 'bin'))) {
+        resolve(undefined);
+      } else {
+        resolve({ host: root, mount: toolchain.mount });
+      }
+    });
+  });
+}
+
+/** Reads the step outputs from the start, so nothing a process writes can block it or be lost. */
+function captureOutputs(child: ChildProcess, limit: number): SandboxOutputs {
+  const outputs = {
+    1: new CappedOutput(limit),
+    2: new CappedOutput(limit),
+    5: new CappedOutput(limit),
+    6: new CappedOutput(limit),
+  };
+  for (const fd of [1, 2, 5, 6] as const) {
+    readableFd(child, fd).on('data', (chunk: Buffer) => outputs[fd].push(chunk));
+  }
+  return outputs;
+}
+
+function readableFd(child: ChildProcess, fd: number): Readable {
+  return (child.stdio as unknown as Readable[])[fd] as Readable;
+}
+
+function readAll(stream: Readable): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => (text += chunk));
+    stream.on('end', () => resolve(text));
+    stream.on('close', () => resolve(text));
+  });
+}

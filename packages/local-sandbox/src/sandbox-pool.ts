@@ -1,0 +1,90 @@
+import type { Sandbox } from './sandbox';
+import type { SandboxLauncher } from './sandbox-launcher';
+
+/** After a failed start, wait this long before trying to warm another sandbox. */
+const RETRY_AFTER_FAILURE_MS = 1_000;
+
+/**
+ * Keeps `size` sandboxes started and waiting for a job, so a request pays only for running its code, not for
+ * creating namespaces and mounts. A taken sandbox is replaced at once in the background; used sandboxes are
+ * disposed of off the request's path.
+ */
+export class SandboxPool {
+  readonly #launcher: SandboxLauncher;
+  readonly #command: readonly string[];
+  readonly #size: number;
+  readonly #warm: Sandbox[] = [];
+  readonly #pending = new Set<Promise<unknown>>();
+  #starting = 0;
+  #closed = false;
+  #pausedUntil = 0;
+  readonly #onError: (error: unknown) => void;
+
+  constructor(
+    launcher: SandboxLauncher,
+    command: readonly string[],
+    size: number,
+    onError: (error: unknown) => void,
+  ) {
+    this.#launcher = launcher;
+    this.#command = command;
+    this.#size = size;
+    this.#onError = onError;
+    this.#refill();
+  }
+
+  /** Sandboxes ready for a job now. */
+  get warm(): number {
+    return this.#warm.length;
+  }
+
+  /** A ready sandbox: a warm one if any, else a freshly started one. */
+  async take(): Promise<Sandbox> {
+    for (let sandbox = this.#warm.shift(); sandbox; sandbox = this.#warm.shift()) {
+      this.#refill();
+      if (sandbox.child.exitCode === null && sandbox.child.signalCode === null) return sandbox;
+      this.release(sandbox);
+    }
+    const sandbox = await this.#launcher.start(this.#command);
+    this.#refill();
+    return sandbox;
+  }
+
+  /** Disposes of a used sandbox in the background; `close()` waits for it. */
+  release(sandbox: Sandbox): void {
+    this.#track(sandbox.dispose().catch(this.#onError));
+  }
+
+  /** Stops warming, disposes of the warm sandboxes and waits for every disposal. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const sandbox of this.#warm.splice(0)) this.release(sandbox);
+    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
+  }
+
+  #refill(): void {
+    if (this.#closed || Date.now() < this.#pausedUntil) return;
+    while (this.#warm.length + this.#starting < this.#size) {
+      this.#starting += 1;
+      this.#track(
+        this.#launcher.start(this.#command).then(
+          (sandbox) => {
+            this.#starting -= 1;
+            if (this.#closed) this.release(sandbox);
+            else this.#warm.push(sandbox);
+          },
+          (error: unknown) => {
+            this.#starting -= 1;
+            this.#pausedUntil = Date.now() + RETRY_AFTER_FAILURE_MS;
+            this.#onError(error);
+          },
+        ),
+      );
+    }
+  }
+
+  #track(promise: Promise<unknown>): void {
+    this.#pending.add(promise);
+    void promise.finally(() => this.#pending.delete(promise));
+  }
+}

@@ -1,0 +1,100 @@
+import type { ChildProcess } from 'node:child_process';
+import { closeSync, rmSync } from 'node:fs';
+import type { Writable } from 'node:stream';
+import type { CappedOutput } from './capped-output';
+import type { SandboxCgroup } from './cgroups';
+import type { LineChannel } from './line-channel';
+
+/** How the sandbox's outermost process ended. */
+export interface ExitStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** Where the working directory is, inside the sandbox and from the host, and how to let it go. */
+export interface SandboxWorkdir {
+  /** The working directory as sandboxed code sees it, e.g. /tmp/tmpk3j_x9qa. */
+  inside: string;
+  /**
+   * The same directory from this process: `/proc/self/fd/N` for a bubblewrap sandbox (an open directory fd that
+   * keeps its tmpfs alive after the sandbox ends, so files can still be fetched), or a host directory.
+   */
+  host: string;
+  release(): void;
+}
+
+/** What the sandbox's processes wrote, by fd: 1-2 the run step, 5-6 the compile step. */
+export type SandboxOutputs = Record<1 | 2 | 5 | 6, CappedOutput>;
+
+/**
+ * One live sandbox: a bubblewrap instance (or, with isolation off, a plain process group) running a driver
+ * that announced itself ready on the event pipe. File descriptors: 0-2 the run step's stdio, 3 the driver's
+ * control input, 4 its events, 5-6 the compile step's stdout and stderr.
+ */
+export class Sandbox {
+  readonly child: ChildProcess;
+  readonly workdir: SandboxWorkdir;
+  readonly events: LineChannel;
+  readonly outputs: SandboxOutputs;
+  /** Resolves once the process has exited and every pipe is closed. */
+  readonly closed: Promise<ExitStatus>;
+  readonly #cgroup: SandboxCgroup | undefined;
+  readonly #killTree: () => void;
+  #disposed: Promise<void> | undefined;
+
+  constructor(init: {
+    child: ChildProcess;
+    workdir: SandboxWorkdir;
+    events: LineChannel;
+    outputs: SandboxOutputs;
+    closed: Promise<ExitStatus>;
+    cgroup: SandboxCgroup | undefined;
+    killTree: () => void;
+  }) {
+    this.child = init.child;
+    this.workdir = init.workdir;
+    this.events = init.events;
+    this.outputs = init.outputs;
+    this.closed = init.closed;
+    this.#cgroup = init.cgroup;
+    this.#killTree = init.killTree;
+  }
+
+  get stdin(): Writable {
+    return this.child.stdio[0] as Writable;
+  }
+
+  get control(): Writable {
+    return this.child.stdio[3] as Writable;
+  }
+
+  /** Kills every process of the sandbox at once; safe to call any number of times. */
+  kill(): void {
+    this.#killTree();
+  }
+
+  /** Kills what is left, then removes the working directory and the cgroup. */
+  dispose(): Promise<void> {
+    this.#disposed ??= (async () => {
+      this.kill();
+      await this.closed;
+      this.workdir.release();
+      await this.#cgroup?.remove();
+    })();
+    return this.#disposed;
+  }
+}
+
+/** Releases a bubblewrap working directory: closing the last fd on its tmpfs frees it. */
+export function releaseFd(fd: number): () => void {
+  let open = true;
+  return () => {
+    if (open) closeSync(fd);
+    open = false;
+  };
+}
+
+/** Releases a host working directory (isolation off) by deleting it; symlinks inside are removed, not followed. */
+export function releaseDirectory(dir: string): () => void {
+  return () => rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,173 @@
+import { readFileSync } from 'node:fs';
+import type { JupyterCellError } from '@fusebox/sandbox-client/protocol';
+import { outputText } from '../capped-output';
+import type { Sandbox } from '../sandbox';
+
+/** The Python source of the session interpreter; it runs with `python3 -c`, so the sandbox needs no file of ours. */
+const KERNEL_SOURCE = readFileSync(new URL('./kernel.py', import.meta.url), 'utf8');
+
+/** The command a warm interpreter sandbox runs. */
+export const INTERPRETER_COMMAND: readonly string[] = ['/usr/bin/python3', '-c', KERNEL_SOURCE];
+
+/** setTimeout's largest delay; longer cell timeouts are clamped to it. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * How a cell ended: `ok`; `error` (it raised: see `error`); `timeout` (it overran and the interpreter was
+ * stopped); `died` (it crashed the interpreter). After `timeout` or `died` the interpreter is gone.
+ */
+export type CellStatus = 'ok' | 'error' | 'timeout' | 'died';
+
+/**
+ * One cell's outcome, in Jupyter's terms: printed output, displayed values (`text/plain` is the repr of a
+ * trailing expression) and raised exceptions.
+ */
+export interface CellResult {
+  /** The cell's number, as in `In [n]`. */
+  executionCount: number;
+  status: CellStatus;
+  stdout: string;
+  stderr: string;
+  display: Record<string, unknown>[];
+  error: JupyterCellError[];
+  /** Wall-clock seconds, as SandboxFusion's `execution_time`. */
+  executionTime: number;
+  outputTruncated: boolean;
+}
+
+export interface InterpreterSettings {
+  outputLimitBytes: number;
+  /** Address-space limit of the interpreter process; undefined for none. */
+  memoryLimitBytes: number | undefined;
+  /** The number of the first cell (Jupyter's execution count). */
+  firstCell: number;
+}
+
+interface KernelReply {
+  count: number;
+  stdout: string;
+  stdout_bytes: number;
+  stderr: string;
+  stderr_bytes: number;
+  display: Record<string, unknown>[];
+  error: JupyterCellError[];
+}
+
+/**
+ * A persistent Python interpreter in its own sandbox: cells run one after another in one namespace, so state
+ * is kept between them. A cell that overruns its timeout kills the sandbox (the state is lost).
+ */
+export class Interpreter {
+  readonly sandbox: Sandbox;
+  readonly #outputLimit: number;
+  #nextCell: number;
+  #alive = true;
+
+  /** Configures a warm interpreter sandbox (see {@link INTERPRETER_COMMAND}). */
+  constructor(sandbox: Sandbox, settings: InterpreterSettings) {
+    this.sandbox = sandbox;
+    this.#outputLimit = settings.outputLimitBytes;
+    this.#nextCell = settings.firstCell;
+    sandbox.stdin.end();
+    sandbox.control.write(
+      `${JSON.stringify({
+        output_limit: settings.outputLimitBytes,
+        memory_limit: settings.memoryLimitBytes ?? 0,
+        first_cell: settings.firstCell,
+      })}\n`,
+    );
+  }
+
+  get alive(): boolean {
+    return this.#alive && this.sandbox.child.exitCode === null && this.sandbox.child.signalCode === null;
+  }
+
+  /**
+   * Runs one cell. Resolves with its result even when it times out or crashes the interpreter; rejects only
+   * when `signal` aborts (the interpreter is then stopped).
+   */
+  async run(
+    code: string,
+    { timeoutMs, signal }: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<CellResult> {
+    const executionCount = this.#nextCell;
+    this.#nextCell += 1;
+    const started = performance.now();
+    let timedOut = false;
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        this.stop();
+      },
+      Math.min(Math.max(timeoutMs, 0), MAX_TIMER_MS),
+    );
+    const onAbort = () => this.stop();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      this.sandbox.control.write(`${JSON.stringify({ code })}\n`);
+      const line = await this.sandbox.events.next();
+      const executionTime = (performance.now() - started) / 1000;
+      signal?.throwIfAborted();
+      if (line === undefined || timedOut) {
+        this.#alive = false;
+        const exit = await this.sandbox.closed;
+        return timedOut
+          ? lost(
+              executionCount,
+              'timeout',
+              executionTime,
+              'TimeoutError',
+              `the cell did not finish within ${timeoutMs / 1000} s; the interpreter was stopped and its state is lost`,
+            )
+          : lost(
+              executionCount,
+              'died',
+              executionTime,
+              'DeadKernelError',
+              `the interpreter died while running this cell (exit status ${exit.code ?? exit.signal}); its state is lost`,
+            );
+      }
+      const reply = JSON.parse(line) as KernelReply;
+      const stdout = Buffer.from(reply.stdout, 'base64');
+      const stderr = Buffer.from(reply.stderr, 'base64');
+      return {
+        executionCount,
+        status: reply.error.length > 0 ? 'error' : 'ok',
+        stdout: outputText(stdout, reply.stdout_bytes, this.#outputLimit),
+        stderr: outputText(stderr, reply.stderr_bytes, this.#outputLimit),
+        display: reply.display,
+        error: reply.error,
+        executionTime,
+        outputTruncated: reply.stdout_bytes > stdout.length || reply.stderr_bytes > stderr.length,
+      };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Kills the interpreter's sandbox; the session's state is gone. */
+  stop(): void {
+    this.#alive = false;
+    this.sandbox.kill();
+  }
+}
+
+function lost(
+  executionCount: number,
+  status: 'timeout' | 'died',
+  executionTime: number,
+  ename: string,
+  evalue: string,
+): CellResult {
+  return {
+    executionCount,
+    status,
+    stdout: '',
+    stderr: '',
+    display: [],
+    error: [{ traceback: [`${ename}: ${evalue}`], ename, evalue }],
+    executionTime,
+    outputTruncated: false,
+  };
+}

@@ -1,0 +1,105 @@
+import type { JupyterCell, RunJupyterRequest, RunJupyterResponse } from '@fusebox/sandbox-client/protocol';
+import type { SandboxPool } from '../sandbox-pool';
+import { fetchFiles, writeFiles } from '../workdir-files';
+import { Interpreter } from './interpreter';
+
+/**
+ * SandboxFusion's kernel counts its own health-check cell as `In [1]`, so the request's first cell is `In [2]`;
+ * tracebacks here number cells the same way.
+ */
+const FIRST_CELL = 2;
+
+export interface JupyterOutcome {
+  response: RunJupyterResponse;
+  outputTruncated: boolean;
+}
+
+/**
+ * `/run_jupyter` on a session interpreter instead of a Jupyter kernel: the cells run in order in one
+ * interpreter; a cell that raises fills its `error` and later cells still run (status `Success`). Running past
+ * `total_timeout` gives `Failed` with no cells, as SandboxFusion does. A cell past `cell_timeout` (when > 0) or
+ * one that crashes the interpreter ends the request: `Failed`, with the cells run so far.
+ */
+export async function runJupyterRequest(
+  request: RunJupyterRequest,
+  interpreters: { pool: SandboxPool; outputLimitBytes: number; fetchLimitBytes: number },
+  { signal }: { signal?: AbortSignal } = {},
+): Promise<JupyterOutcome> {
+  const started = performance.now();
+  const deadline = started + request.total_timeout * 1000;
+  const sandbox = await interpreters.pool.take();
+  try {
+    writeFiles(sandbox.workdir.host, request.files);
+    const interpreter = new Interpreter(sandbox, {
+      outputLimitBytes: interpreters.outputLimitBytes,
+      memoryLimitBytes: request.memory_limit_MB > 0 ? request.memory_limit_MB * 1024 * 1024 : undefined,
+      firstCell: FIRST_CELL,
+    });
+    const cells: JupyterCell[] = [];
+    let outputTruncated = false;
+    let failed = false;
+    for (const code of request.cells) {
+      const remainingMs = deadline - performance.now();
+      const cellLimited = request.cell_timeout > 0 && request.cell_timeout * 1000 < remainingMs;
+      const result = await interpreter.run(code, {
+        timeoutMs: cellLimited ? request.cell_timeout * 1000 : remainingMs,
+        signal,
+      });
+      if (result.status === 'timeout' && !cellLimited) {
+        return {
+          response: response('Failed', performance.now() - started, 'TimeLimitExceeded', [], {}),
+          outputTruncated,
+        };
+      }
+      cells.push({
+        stdout: result.stdout,
+        stderr: result.stderr,
+        display: result.display,
+        error: result.error,
+      });
+      outputTruncated ||= result.outputTruncated;
+      if (result.status === 'timeout' || result.status === 'died') {
+        failed = true;
+        break;
+      }
+    }
+    interpreter.stop();
+    await sandbox.closed;
+    const files = fetchFiles(sandbox.workdir.host, request.fetch_files, interpreters.fetchLimitBytes);
+    return {
+      response: response(
+        failed ? 'Failed' : 'Success',
+        performance.now() - started,
+        'Finished',
+        cells,
+        files,
+      ),
+      outputTruncated,
+    };
+  } finally {
+    interpreters.pool.release(sandbox);
+  }
+}
+
+function response(
+  status: 'Success' | 'Failed',
+  elapsedMs: number,
+  driverStatus: 'Finished' | 'TimeLimitExceeded',
+  cells: JupyterCell[],
+  files: Record<string, string>,
+): RunJupyterResponse {
+  return {
+    status,
+    message: '',
+    driver: {
+      status: driverStatus,
+      execution_time: elapsedMs / 1000,
+      return_code: driverStatus === 'Finished' ? 0 : null,
+      stdout: '',
+      stderr: '',
+    },
+    cells,
+    executor_pod_name: null,
+    files,
+  };
+}

@@ -1,0 +1,152 @@
+# The interpreter of a stateful session: runs inside a sandbox, reads one JSON request per line on fd 3 and
+# answers one JSON line per cell on fd 4. It imitates an IPython kernel closely enough for /run_jupyter: the
+# value of a trailing expression is displayed as its repr, and exceptions are reported with an IPython-style
+# traceback, without depending on Jupyter.
+#
+# It starts before anyone needs it (a warm sandbox), so its settings arrive as the first line on fd 3:
+# {"output_limit": bytes per stream, "memory_limit": address-space bytes or 0, "first_cell": number}.
+import ast
+import base64
+import builtins
+import fcntl
+import json
+import linecache
+import os
+import resource
+import sys
+import traceback
+import types
+
+OUTPUT_LIMIT = 0
+KERNEL_PID = os.getpid()
+RED, GREEN, CYAN, RESET = '\x1b[0;31m', '\x1b[0;32m', '\x1b[0;36m', '\x1b[0m'
+# IPython pads the exception name so "Traceback (most recent call last)" ends at column 75.
+HEADER_WIDTH = 75
+CONTEXT_LINES = 2
+
+
+def capture(fd, name):
+    """Points fd at an in-memory file in append mode, so the cell's prints and its subprocesses' output land there."""
+    memfd = os.memfd_create(name, 0)
+    os.dup2(memfd, fd)
+    os.close(memfd)
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
+
+
+def take(fd):
+    """What was written to fd since the last cell (up to the limit), how much was written, then empties it."""
+    size = os.fstat(fd).st_size
+    data = os.pread(fd, min(size, OUTPUT_LIMIT), 0) if size else b''
+    os.ftruncate(fd, 0)
+    return base64.b64encode(data).decode('ascii'), size
+
+
+def context(filename, lineno, cell):
+    lines = linecache.getlines(filename)
+    if not lines:
+        return ''
+    first, last = max(1, lineno - CONTEXT_LINES), min(len(lines), lineno + CONTEXT_LINES)
+    width = len(str(last))
+    out = []
+    for number in range(first, last + 1):
+        text = lines[number - 1].rstrip('\n')
+        if number == lineno:
+            out.append(f'{GREEN}---->{" " * (width - len(str(number)) + 1)}{number}{RESET} {text}\n')
+        else:
+            out.append(f'{" " * (6 + width - len(str(number)))}{number} {text}\n')
+    return ''.join(out)
+
+
+def frame_text(frame, cells):
+    cell = cells.get(frame.filename)
+    name = '' if frame.name == '<module>' else f', in {CYAN}{frame.name}(){RESET}'
+    if cell is not None:
+        header = f'Cell {GREEN}In [{cell}], line {frame.lineno}{RESET}{name}\n'
+    else:
+        header = f'File {GREEN}{frame.filename}:{frame.lineno}{RESET}, in {CYAN}{frame.name}{RESET}\n'
+    return header + context(frame.filename, frame.lineno, cell)
+
+
+def error_entry(exc, cells):
+    ename, evalue = type(exc).__name__, str(exc)
+    if isinstance(exc, SyntaxError) and exc.filename in cells:
+        lines = traceback.format_exception_only(type(exc), exc)
+        where = f'  Cell {GREEN}In [{cells[exc.filename]}], line {exc.lineno}{RESET}\n'
+        body = [line for line in lines[:-1] if not line.startswith('  File ')]
+        return {'traceback': [where + ''.join(body), f'{RED}{ename}{RESET}: {lines[-1].split(": ", 1)[-1]}'],
+                'ename': ename, 'evalue': evalue}
+    frames = traceback.extract_tb(exc.__traceback__)[1:]
+    padding = ' ' * max(1, HEADER_WIDTH - len(ename) - len('Traceback (most recent call last)'))
+    return {
+        'traceback': [f'{RED}{"-" * HEADER_WIDTH}{RESET}', f'{RED}{ename}{RESET}{padding}Traceback (most recent call last)']
+        + [frame_text(frame, cells) for frame in frames]
+        + [f'{RED}{ename}{RESET}: {evalue}'],
+        'ename': ename,
+        'evalue': evalue,
+    }
+
+
+def run_cell(code, number, namespace, cells):
+    filename = f'<cell-{number}>'
+    cells[filename] = number
+    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+    display, error = [], []
+    try:
+        tree = ast.parse(code, filename)
+        last = None
+        if tree.body and isinstance(tree.body[-1], ast.Expr) and not code.rstrip().endswith(';'):
+            last = ast.Expression(tree.body.pop().value)
+        exec(compile(tree, filename, 'exec'), namespace)
+        if last is not None:
+            value = eval(compile(last, filename, 'eval'), namespace)
+            if value is not None:
+                namespace['_'] = value
+                display.append({'text/plain': repr(value)[:OUTPUT_LIMIT]})
+    except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt are the cell's errors too
+        error.append(error_entry(exc, cells))
+    if os.getpid() != KERNEL_PID:
+        os._exit(0)  # a cell that forked: the child must not go on serving requests
+    return display, error
+
+
+def flush():
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - a cell may have closed or replaced the stream
+            pass
+
+
+def send(message):
+    data = (json.dumps(message) + '\n').encode()
+    while data:
+        data = data[os.write(4, data):]
+
+
+def main():
+    global OUTPUT_LIMIT
+    os.write(4, b'ready\n')
+    requests = os.fdopen(3, 'rb')
+    settings = json.loads(requests.readline())
+    OUTPUT_LIMIT = settings['output_limit']
+    if settings['memory_limit'] > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (settings['memory_limit'], settings['memory_limit']))
+    capture(1, 'stdout')
+    capture(2, 'stderr')
+    module = types.ModuleType('__main__')
+    module.__dict__['__builtins__'] = builtins
+    sys.modules['__main__'] = module
+    cells = {}
+    number = settings['first_cell']
+    for line in requests:
+        code = json.loads(line)['code']
+        display, error = run_cell(code, number, module.__dict__, cells)
+        flush()
+        stdout, stdout_bytes = take(1)
+        stderr, stderr_bytes = take(2)
+        send({'count': number, 'stdout': stdout, 'stdout_bytes': stdout_bytes, 'stderr': stderr,
+              'stderr_bytes': stderr_bytes, 'display': display, 'error': error})
+        number += 1
+
+
+main()
