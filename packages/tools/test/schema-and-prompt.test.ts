@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CODE_INTERPRETER_SCHEMA } from '../src/code-interpreter-tool';
 import { Gsm8kTool } from '../src/gsm8k-tool';
 import { parseToolSchema, toolSchemaJson } from '../src/tool-schema';
 import {
@@ -8,18 +9,7 @@ import {
 } from '../src/tools-system-prompt';
 import { SEED_SYSTEM_PROMPT, SEED_TOOLS_BLOCK } from './fixtures/seed-sample';
 
-const codeInterpreterSchema = {
-  type: 'function',
-  function: {
-    name: 'code_interpreter',
-    description: 'A tool for executing code.',
-    parameters: {
-      type: 'object',
-      properties: { code: { type: 'string', description: 'The code to execute.' } },
-      required: ['code'],
-    },
-  },
-};
+const codeInterpreterSchema = CODE_INTERPRETER_SCHEMA;
 
 describe('tool schemas as the model sees them', () => {
   it('serialises like verl, with "enum": null and "strict": false', () => {
