@@ -79,7 +79,7 @@ export class CodeInterpreterTool extends BaseTool<CodeState> {
     super(config, schema);
     this.settings = codeInterpreterConfigSchema.parse(config);
     const endpoint = this.settings.sandbox_fusion_url.replace(/\/run_code\/?$/, '');
-    this.#client = options.client ?? createSandboxClient({ endpoint, retry: { sandboxError: false } });
+    this.#client = options.client ?? createSandboxClient({ endpoint });
     this.#ownsClient = options.client === undefined;
     this.#workers = createLocalLimiter({ limit: this.settings.num_workers, key: `${this.name}.workers` });
     this.#global = Promise.resolve(options.limiter ?? null);

@@ -1,0 +1,146 @@
+// Rollout driver cost, in two parts. (1) Overhead per turn: runEpisode with a null generate and a null tool, so
+// everything measured is the driver (state machine, parsing, truncation, token counting, tool lifecycle).
+// (2) Throughput: a 256-episode batch of scripted turns whose code really runs in Fusebox's sandbox through a
+// real `fusebox serve`. Usage: node --import tsx bench/tools/run.ts [--overhead-only]
+import { writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '@fusebox/api/testing';
+import { createTestDatabase } from '@fusebox/db/testing';
+import { BaseTool, type ToolExecution } from '@fusebox/tools/base-tool';
+import { CodeInterpreterTool } from '@fusebox/tools/code-interpreter';
+import type { Trajectory } from '@fusebox/tools/episode';
+import type { Generate } from '@fusebox/tools/generate';
+import { scriptedGenerate } from '@fusebox/tools/generate/scripted';
+import { runBatch } from '@fusebox/tools/run-batch';
+import { runEpisode } from '@fusebox/tools/run-episode';
+
+const COMMAND = 'node --import tsx bench/tools/run.ts';
+const TURNS = 4; // 3 turns with a tool call, then a final answer
+const PASSES = 5;
+const EPISODES: Record<number, number> = { 1: 2_000, 64: 5_000 };
+const BATCH_EPISODES = 256;
+const BATCH_CONCURRENCY = 64;
+
+/** A tool that does nothing, so its cost is the driver's. */
+class NullTool extends BaseTool {
+  protected initialState() {
+    return {};
+  }
+  execute(instanceId: string): Promise<ToolExecution> {
+    this.state(instanceId);
+    return Promise.resolve({ response: { text: 'ok\n' }, reward: null, metrics: {} });
+  }
+}
+
+const CALL = '<tool_call>\n{"name": "null_tool", "arguments": {"code": "print(1)"}}\n</tool_call>';
+const nullGenerate: Generate = ({ turn }) =>
+  Promise.resolve({ content: turn < TURNS - 1 ? `Let me check.\n${CALL}` : '#### 1', finishReason: 'stop' });
+const prompt = { messages: [{ role: 'user' as const, content: 'What is 1?' }] };
+
+async function overheadPass(concurrency: number, episodes: number): Promise<number> {
+  const tools = [
+    new NullTool({}, { type: 'function', function: { name: 'null_tool', description: 'Nothing.' } }),
+  ];
+  const options = { generate: nullGenerate, tools, limits: { maxAssistantTurns: TURNS + 1 } };
+  const started = performance.now();
+  if (concurrency === 1) {
+    for (let index = 0; index < episodes; index++) await runEpisode(prompt, options);
+  } else {
+    await runBatch(
+      Array.from({ length: episodes }, () => prompt),
+      { ...options, concurrency },
+    );
+  }
+  return ((performance.now() - started) * 1000) / (episodes * TURNS);
+}
+
+async function overheadRows(): Promise<string[]> {
+  const rows: string[] = [];
+  for (const concurrency of [1, 64]) {
+    const episodes = EPISODES[concurrency] ?? 1_000;
+    await overheadPass(concurrency, episodes / 4); // warm-up
+    const times: number[] = [];
+    for (let pass = 0; pass < PASSES; pass++) times.push(await overheadPass(concurrency, episodes));
+    const us = median(times);
+    rows.push(
+      `| ${concurrency} | ${episodes} × ${TURNS} turns × ${PASSES} | ${us.toFixed(1)} | ${Math.round(1e6 / us)} |`,
+    );
+  }
+  return rows;
+}
+
+async function batchRow(): Promise<string> {
+  const db = await createTestDatabase();
+  const server = await startServer({ DATABASE_URL: db.url, FUSEBOX_LOG_LEVEL: 'warn' });
+  const tool = new CodeInterpreterTool({ sandbox_fusion_url: `${server.url}/run_code`, default_timeout: 10 });
+  try {
+    const code = (n: number) =>
+      `<tool_call>\n${JSON.stringify({ name: 'code_interpreter', arguments: { code: `print(${n} * 7)` } })}\n</tool_call>`;
+    const generate = scriptedGenerate([code(6), code(7), '#### 42']);
+    const requests = Array.from({ length: BATCH_EPISODES }, () => prompt);
+    const options = {
+      generate,
+      tools: [tool],
+      limits: { maxAssistantTurns: 4 },
+      concurrency: BATCH_CONCURRENCY,
+    };
+    await runBatch(requests.slice(0, 16), options); // warm-up: connections, interpreter caches
+    const started = performance.now();
+    const trajectories = await runBatch(requests, options);
+    const seconds = (performance.now() - started) / 1000;
+    const calls = trajectories.flatMap((trajectory: Trajectory) => trajectory.toolCalls);
+    const ok = calls.filter((call) => call.metrics.status === 'success').length;
+    const completed = trajectories.filter((trajectory) => trajectory.state === 'COMPLETED').length;
+    const durations = calls.map((call) => call.durationMs);
+    const waits = calls.map((call) => Number(call.metrics.queueWaitMs ?? 0));
+    return (
+      `| ${BATCH_EPISODES} | ${BATCH_CONCURRENCY} | ${completed} | ${calls.length} (${ok} ok) | ${seconds.toFixed(2)} | ` +
+      `${(BATCH_EPISODES / seconds).toFixed(1)} | ${(calls.length / seconds).toFixed(1)} | ${median(durations).toFixed(1)} | ${median(waits).toFixed(1)} |`
+    );
+  } finally {
+    await tool.close();
+    await server.stop();
+    await db.drop();
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+}
+
+async function main() {
+  const overhead = [
+    '| episodes in flight | episodes × turns × passes | driver µs/turn | turns/s |',
+    '|---|---|---|---|',
+    ...(await overheadRows()),
+  ].join('\n');
+  console.log(overhead);
+  if (process.argv.includes('--overhead-only')) return;
+  const batch = [
+    '| episodes | in flight | COMPLETED | executions | seconds | episodes/s | executions/s | p50 call ms | p50 queue wait ms |',
+    '|---|---|---|---|---|---|---|---|---|',
+    await batchRow(),
+  ].join('\n');
+  console.log(`\n${batch}`);
+
+  const cpu = cpus();
+  const machine = `${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}`;
+  writeFileSync(
+    fileURLToPath(new URL('RESULTS.md', import.meta.url)),
+    `# Rollout driver: overhead per turn and batch throughput\n\n` +
+      `- command: \`${COMMAND}\`\n- date: ${new Date().toISOString()}\n- machine: ${machine}\n\n` +
+      `## Driver overhead per turn\n\n` +
+      `\`runEpisode\` with a null generate (answers at once) and a null tool (answers \`ok\` at once): ${TURNS} assistant ` +
+      `turns per episode, 3 of them with a tool call, so the time is all driver: state machine, tool-call parsing, ` +
+      `truncation, token counting, instance create/calcReward/release. Sequential episodes (1 in flight) and ` +
+      `\`runBatch\` with 64 in flight; wall time / turns, median of ${PASSES} passes.\n\n${overhead}\n\n` +
+      `## Batch against the real API\n\n` +
+      `\`runBatch\` of ${BATCH_EPISODES} episodes, each 3 scripted turns (2 \`code_interpreter\` calls running ` +
+      `\`print(n * 7)\`, then \`#### 42\`), through \`CodeInterpreterTool\` (verl defaults: 10 workers, global ` +
+      `limit 10) to a real \`fusebox serve\` on loopback executing in its sandbox. After a 16-episode warm-up.\n\n${batch}\n`,
+  );
+}
+
+await main();
