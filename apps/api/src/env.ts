@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { DEFAULT_DATABASE_URL, parseDatabaseUrl } from '@fusebox/db/database-url';
 
@@ -46,6 +47,18 @@ export const envSchema = z.object({
   FUSEBOX_MAX_CONCURRENCY: positiveInt(10),
   FUSEBOX_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   FUSEBOX_LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
+  FUSEBOX_EXECUTOR_CONCURRENCY: positiveInt(availableParallelism()),
+  FUSEBOX_EXECUTOR_QUEUE_LIMIT: positiveInt(1024),
+  FUSEBOX_EXECUTOR_ISOLATION: z
+    .enum(['bwrap', 'none'], { error: "expected 'bwrap' or 'none'" })
+    .default('bwrap'),
+  FUSEBOX_EXECUTOR_OUTPUT_LIMIT_BYTES: positiveInt(1024 * 1024),
+  FUSEBOX_EXECUTOR_MEMORY_CAP_MB: positiveInt(2048),
+  FUSEBOX_EXECUTOR_DISK_LIMIT_MB: positiveInt(512),
+  FUSEBOX_EXECUTOR_MAX_PROCESSES: positiveInt(512),
+  FUSEBOX_MAX_BODY_BYTES: positiveInt(16 * 1024 * 1024),
+  FUSEBOX_SESSION_MAX: positiveInt(64),
+  FUSEBOX_SESSION_IDLE_TIMEOUT_S: positiveInt(300),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -3,6 +3,7 @@ import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/a
 import { requireBearerToken } from './auth';
 import { loggerOptions } from './logger';
 import { registerHealthRoutes } from './routes/health';
+import { registerSandboxRoutes } from './routes/sandbox';
 import type { Services } from './services';
 import { type AppRouter, appRouter } from './trpc/router';
 
@@ -27,6 +28,13 @@ export async function buildServer(services: Services, options: ServerOptions = {
   if (services.env.FUSEBOX_API_TOKEN) requireBearerToken(app, services.env.FUSEBOX_API_TOKEN);
 
   registerHealthRoutes(app, services);
+  if (services.executor) {
+    await registerSandboxRoutes(app, {
+      executor: services.executor,
+      prisma: services.prisma,
+      maxBodyBytes: services.env.FUSEBOX_MAX_BODY_BYTES,
+    });
+  }
 
   await app.register(fastifyTRPCPlugin, {
     prefix: '/trpc',

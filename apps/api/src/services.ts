@@ -1,4 +1,5 @@
 import type { PrismaClient } from '@fusebox/db/client';
+import type { Executor } from '@fusebox/local-sandbox/executor';
 import type { Env } from './env';
 
 /**
@@ -9,4 +10,6 @@ export interface Services {
   env: Env;
   prisma: PrismaClient;
   startedAt: Date;
+  /** The local sandbox executor; without it the server has no execution routes (tests of other routes). */
+  executor?: Executor;
 }

@@ -1,7 +1,10 @@
 import { redactDatabaseUrl } from '@fusebox/db/database-url';
+import { IsolationUnavailableError } from '@fusebox/local-sandbox/errors';
+import type { Executor } from '@fusebox/local-sandbox/executor';
 import { startDashboard } from '../dashboard-process';
 import { openDatabase } from '../database';
 import { readEnv } from '../env';
+import { createServerExecutor } from '../sandbox-executor';
 import { buildServer } from '../server';
 import type { Services } from '../services';
 import { VERSION } from '../version';
@@ -26,11 +29,21 @@ export const serveCommand: Command = {
       info: (line) => console.log(line),
       warn: (line) => console.warn(`warning: ${line}`),
     });
-    const services: Services = { env, prisma, startedAt };
+    let executor: Executor;
+    try {
+      executor = await createServerExecutor(env);
+    } catch (error) {
+      await prisma.$disconnect();
+      if (!(error instanceof IsolationUnavailableError)) throw error;
+      console.error(`fusebox: ${error.message}`);
+      return 1;
+    }
+    const services: Services = { env, prisma, startedAt, executor };
     const app = await buildServer(services);
     app.log.info(
       `Fusebox ${VERSION}: Postgres mode, data in ${redactDatabaseUrl(env.DATABASE_URL)}; ` +
-        `global limit ${env.FUSEBOX_MAX_CONCURRENCY} concurrent executions`,
+        `global limit ${env.FUSEBOX_MAX_CONCURRENCY} concurrent executions; ` +
+        `executor: ${executor.options.concurrency} at once, isolation ${executor.options.isolation}`,
     );
     const address = await app.listen({ host: env.HOST, port: env.PORT });
     app.log.info(`API listening on ${address}`);
@@ -57,6 +70,7 @@ export const serveCommand: Command = {
           resolve(1);
         }, SHUTDOWN_DEADLINE_MS).unref();
         void Promise.allSettled([app.close(), dashboard?.stop()])
+          .then(() => executor.close())
           .then(() => prisma.$disconnect())
           .then(
             () => resolve(0),

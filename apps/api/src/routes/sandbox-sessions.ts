@@ -1,0 +1,125 @@
+import type { FastifyInstance } from 'fastify';
+import type { Executor } from '@fusebox/local-sandbox/executor';
+import type { SessionInfo } from '@fusebox/local-sandbox/sessions';
+import { z } from 'zod';
+import type { ExecutionRecorder } from '../execution-recorder';
+import { cellRow } from '../sandbox-execution-rows';
+import { abortOnDisconnect, parseBody, sendJson, sendRefusal } from './sandbox-http';
+
+const seconds = z.number().positive();
+
+/** `POST /v1/sandbox/sessions`: every field optional; times in seconds, like SandboxFusion's. */
+const createSessionSchema = z.object({
+  memory_limit_MB: z.int().default(-1),
+  cell_timeout: seconds.optional(),
+  idle_timeout: seconds.optional(),
+  files: z.record(z.string(), z.string().nullable()).default(() => ({})),
+});
+
+/** The session routes' path parameter. */
+interface SessionRoute {
+  Params: { id: string };
+}
+
+/** `POST /v1/sandbox/sessions/:id/run`. */
+const runCellSchema = z.object({ code: z.string(), timeout: seconds.optional() });
+
+function sessionBody(info: SessionInfo) {
+  return {
+    session_id: info.id,
+    alive: info.alive,
+    execution_count: info.executionCount,
+    created_at: info.createdAt.toISOString(),
+    last_used_at: info.lastUsedAt.toISOString(),
+    memory_limit_MB: info.memoryLimitMB,
+    cell_timeout: info.cellTimeoutMs / 1000,
+    idle_timeout: info.idleTimeoutMs / 1000,
+  };
+}
+
+/**
+ * Stateful sessions over HTTP (documented in packages/local-sandbox/README.md): open a sandboxed Python
+ * interpreter, run cells in it with state kept between requests, restart it, close it.
+ */
+export function registerSessionRoutes(
+  scope: FastifyInstance,
+  executor: Executor,
+  recorder: ExecutionRecorder,
+): void {
+  const sessions = executor.sessions;
+
+  scope.post('/v1/sandbox/sessions', async (request, reply) => {
+    const body = parseBody(reply, createSessionSchema, request.body ?? {});
+    if (!body) return reply;
+    try {
+      const info = await sessions.create({
+        memoryLimitMB: body.memory_limit_MB,
+        files: body.files,
+        ...(body.cell_timeout === undefined ? {} : { cellTimeoutMs: body.cell_timeout * 1000 }),
+        ...(body.idle_timeout === undefined ? {} : { idleTimeoutMs: body.idle_timeout * 1000 }),
+      });
+      return sendJson(reply, 201, sessionBody(info));
+    } catch (error) {
+      if (!sendRefusal(reply, error)) throw error;
+      return reply;
+    }
+  });
+
+  scope.get<SessionRoute>('/v1/sandbox/sessions/:id', async (request, reply) => {
+    const { id } = request.params;
+    try {
+      return sendJson(reply, 200, sessionBody(sessions.info(id)));
+    } catch (error) {
+      if (!sendRefusal(reply, error)) throw error;
+      return reply;
+    }
+  });
+
+  scope.post<SessionRoute>('/v1/sandbox/sessions/:id/run', async (request, reply) => {
+    const { id } = request.params;
+    const body = parseBody(reply, runCellSchema, request.body);
+    if (!body) return reply;
+    try {
+      const cell = await sessions.run(id, body.code, {
+        ...(body.timeout === undefined ? {} : { timeoutMs: body.timeout * 1000 }),
+        signal: abortOnDisconnect(reply),
+      });
+      sendJson(reply, 200, {
+        session_id: id,
+        execution_count: cell.executionCount,
+        status: cell.status,
+        stdout: cell.stdout,
+        stderr: cell.stderr,
+        display: cell.display,
+        error: cell.error,
+        execution_time: cell.executionTime,
+        alive: cell.status === 'ok' || cell.status === 'error',
+      });
+      recorder.record(cellRow(body.code, cell));
+    } catch (error) {
+      if (!sendRefusal(reply, error) && !reply.raw.destroyed) throw error;
+    }
+    return reply;
+  });
+
+  scope.post<SessionRoute>('/v1/sandbox/sessions/:id/restart', async (request, reply) => {
+    const { id } = request.params;
+    try {
+      return sendJson(reply, 200, sessionBody(await sessions.restart(id)));
+    } catch (error) {
+      if (!sendRefusal(reply, error)) throw error;
+      return reply;
+    }
+  });
+
+  scope.delete<SessionRoute>('/v1/sandbox/sessions/:id', async (request, reply) => {
+    const { id } = request.params;
+    try {
+      sessions.close(id);
+      return sendJson(reply, 200, { session_id: id, closed: true });
+    } catch (error) {
+      if (!sendRefusal(reply, error)) throw error;
+      return reply;
+    }
+  });
+}

@@ -1,0 +1,46 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import type { Executor } from '@fusebox/local-sandbox/executor';
+import type { PrismaClient } from '@fusebox/db/client';
+import { ExecutionRecorder } from '../execution-recorder';
+import { registerRunRoutes } from './sandbox-run';
+import { registerSessionRoutes } from './sandbox-sessions';
+import { acceptJsonBodies, sendJson } from './sandbox-http';
+
+export interface SandboxRouteOptions {
+  executor: Executor;
+  prisma: PrismaClient;
+  /** Bodies larger than this are refused with 413. */
+  maxBodyBytes: number;
+}
+
+/**
+ * The local executor's routes: SandboxFusion's `/run_code` and `/run_jupyter`, and stateful sessions under
+ * `/v1/sandbox/sessions`. They live in their own scope, with their own body parsing and error replies; the
+ * execution recorder is flushed when the server closes.
+ */
+export async function registerSandboxRoutes(
+  app: FastifyInstance,
+  options: SandboxRouteOptions,
+): Promise<void> {
+  const recorder = new ExecutionRecorder(options.prisma, (error, rows) =>
+    app.log.error({ err: error }, `could not record ${rows} executions`),
+  );
+  app.addHook('onClose', () => recorder.flush());
+  await app.register((scope, _options, done) => {
+    acceptJsonBodies(scope, options.maxBodyBytes);
+    scope.setErrorHandler((error: FastifyError, _request, reply) => {
+      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        return sendJson(reply, 413, {
+          detail: `the request body is larger than ${options.maxBodyBytes} bytes`,
+        });
+      }
+      scope.log.error({ err: error }, 'sandbox route failed');
+      return sendJson(reply, error.statusCode && error.statusCode < 500 ? error.statusCode : 500, {
+        detail: error.statusCode && error.statusCode < 500 ? error.message : 'Internal Server Error',
+      });
+    });
+    registerRunRoutes(scope, options.executor, recorder);
+    registerSessionRoutes(scope, options.executor, recorder);
+    done();
+  });
+}

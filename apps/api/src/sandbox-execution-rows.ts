@@ -1,0 +1,96 @@
+import { hostname } from 'node:os';
+import type { RunCodeRequest, RunJupyterRequest } from '@fusebox/sandbox-client/protocol';
+import type { CodeExecution, JupyterExecution } from '@fusebox/local-sandbox/executor';
+import type { CellExecution } from '@fusebox/local-sandbox/sessions';
+import type { ExecutionRow } from './execution-recorder';
+
+/** Characters of stdout and of stderr kept per row; the response itself carries the full (capped) output. */
+const STORED_OUTPUT_CHARS = 64 * 1024;
+/** Characters of code kept per row. */
+const STORED_CODE_CHARS = 1024 * 1024;
+/** Which API process ran it, so a cluster's executions can be told apart. */
+const WORKER_ID = `${hostname()}:${process.pid}`;
+
+/** Text as Postgres can store it (no NUL) and no longer than `limit`, with a note when cut. */
+function stored(text: string, limit: number): string {
+  const clean = text.includes('\0') ? text.replaceAll('\0', '\uFFFD') : text;
+  return clean.length <= limit
+    ? clean
+    : `${clean.slice(0, limit)}\n[cut to ${limit} of ${clean.length} characters]`;
+}
+
+function timing(execution: { timing: CodeExecution['timing'] }) {
+  return {
+    requestedAt: execution.timing.requestedAt,
+    acquiredAt: execution.timing.acquiredAt,
+    finishedAt: execution.timing.finishedAt,
+    queueWaitMs: execution.timing.queueWaitMs,
+    workerId: WORKER_ID,
+  };
+}
+
+/** The row for one `/run_code`. */
+export function runCodeRow(request: RunCodeRequest, execution: CodeExecution): ExecutionRow {
+  const { response } = execution;
+  const last = response.run_result ?? response.compile_result;
+  return {
+    source: 'run_code',
+    language: request.language,
+    code: stored(request.code, STORED_CODE_CHARS),
+    stdin: request.stdin === null ? null : stored(request.stdin, STORED_OUTPUT_CHARS),
+    status: response.status,
+    message: stored(response.message, STORED_OUTPUT_CHARS),
+    compileStatus: response.compile_result?.status ?? null,
+    runStatus: response.run_result?.status ?? null,
+    returnCode: last?.return_code ?? null,
+    stdout: stored(last?.stdout ?? '', STORED_OUTPUT_CHARS),
+    stderr: stored(last?.stderr ?? '', STORED_OUTPUT_CHARS),
+    outputTruncated: execution.outputTruncated,
+    compileMs: execution.compileMs,
+    runMs: execution.runMs,
+    ...timing(execution),
+  };
+}
+
+/** The row for one `/run_jupyter`: the cells joined with `# %%` markers, their outputs and errors joined. */
+export function runJupyterRow(request: RunJupyterRequest, execution: JupyterExecution): ExecutionRow {
+  const { response } = execution;
+  const errors = response.cells.flatMap((cell) =>
+    cell.error.map((error) => `${error.ename}: ${error.evalue}\n`),
+  );
+  return {
+    source: 'run_jupyter',
+    language: 'python',
+    code: stored(request.cells.join('\n# %%\n'), STORED_CODE_CHARS),
+    status: response.status,
+    message: stored(response.message, STORED_OUTPUT_CHARS),
+    runStatus: response.driver?.status ?? null,
+    returnCode: response.driver?.return_code ?? null,
+    stdout: stored(response.cells.map((cell) => cell.stdout).join(''), STORED_OUTPUT_CHARS),
+    stderr: stored([...response.cells.map((cell) => cell.stderr), ...errors].join(''), STORED_OUTPUT_CHARS),
+    outputTruncated: execution.outputTruncated,
+    runMs:
+      response.driver?.execution_time === null || response.driver === null
+        ? null
+        : response.driver.execution_time * 1000,
+    ...timing(execution),
+  };
+}
+
+/** The row for one session cell: `Success` when it ran without raising, else `Failed`. */
+export function cellRow(code: string, cell: CellExecution): ExecutionRow {
+  const errors = cell.error.map((error) => `${error.ename}: ${error.evalue}\n`).join('');
+  return {
+    source: 'sandbox_cell',
+    language: 'python',
+    code: stored(code, STORED_CODE_CHARS),
+    status: cell.status === 'ok' ? 'Success' : 'Failed',
+    runStatus: cell.status === 'timeout' ? 'TimeLimitExceeded' : 'Finished',
+    returnCode: cell.status === 'ok' ? 0 : cell.status === 'error' ? 1 : null,
+    stdout: stored(cell.stdout, STORED_OUTPUT_CHARS),
+    stderr: stored(cell.stderr + errors, STORED_OUTPUT_CHARS),
+    outputTruncated: cell.outputTruncated,
+    runMs: cell.executionTime * 1000,
+    ...timing(cell),
+  };
+}

@@ -1,0 +1,29 @@
+import { type Executor, createExecutor } from '@fusebox/local-sandbox/executor';
+import { IsolationUnavailableError } from '@fusebox/local-sandbox/errors';
+import type { Env } from './env';
+
+/**
+ * The local executor configured from the environment. When bubblewrap cannot isolate code it throws
+ * IsolationUnavailableError, whose message then also names the variable that turns isolation off.
+ */
+export async function createServerExecutor(env: Env): Promise<Executor> {
+  try {
+    return await createExecutor({
+      concurrency: env.FUSEBOX_EXECUTOR_CONCURRENCY,
+      queueLimit: env.FUSEBOX_EXECUTOR_QUEUE_LIMIT,
+      isolation: env.FUSEBOX_EXECUTOR_ISOLATION,
+      outputLimitBytes: env.FUSEBOX_EXECUTOR_OUTPUT_LIMIT_BYTES,
+      memoryCapMB: env.FUSEBOX_EXECUTOR_MEMORY_CAP_MB,
+      diskLimitMB: env.FUSEBOX_EXECUTOR_DISK_LIMIT_MB,
+      maxProcesses: env.FUSEBOX_EXECUTOR_MAX_PROCESSES,
+      maxSessions: env.FUSEBOX_SESSION_MAX,
+      sessionIdleTimeoutMs: env.FUSEBOX_SESSION_IDLE_TIMEOUT_S * 1000,
+      warn: (message) => console.warn(`WARNING: ${message}`),
+    });
+  } catch (error) {
+    if (error instanceof IsolationUnavailableError) {
+      error.message += ' To run code without isolation anyway, set FUSEBOX_EXECUTOR_ISOLATION=none.';
+    }
+    throw error;
+  }
+}
