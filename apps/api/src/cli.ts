@@ -3,10 +3,11 @@ import { parseArgs } from 'node:util';
 import { isDatabaseError } from '@fusebox/db/errors';
 import { type Command, UsageError } from './commands/command';
 import { dbMigrateCommand } from './commands/db-migrate';
+import { rolloutsImportCommand } from './commands/rollouts-import';
 import { serveCommand } from './commands/serve';
 import { InvalidEnvironmentError } from './env';
 
-const COMMANDS: Command[] = [serveCommand, dbMigrateCommand];
+const COMMANDS: Command[] = [serveCommand, dbMigrateCommand, rolloutsImportCommand];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((command) => command.path.join(' ').length)) + 2;

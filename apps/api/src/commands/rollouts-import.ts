@@ -1,0 +1,113 @@
+import { connectPostgres } from '@fusebox/db/sql-client';
+import { prepareDatabase } from '../database';
+import { readEnv } from '../env';
+import type { ImportProblem } from '../rollouts/import-file';
+import type { ImportSummary } from '../rollouts/import-dump';
+import { importDump } from '../rollouts/import-dump';
+import { RolloutImportError } from '../rollouts/rollout-import-error';
+import { watchDump } from '../rollouts/watch-dump';
+import { type Command, UsageError } from './command';
+import { formatBytes, progressBar } from './rollouts-progress';
+
+/** Malformed lines printed one by one before the rest are only counted. */
+const PROBLEMS_SHOWN = 50;
+
+export const rolloutsImportCommand: Command = {
+  path: ['rollouts', 'import'],
+  summary: "import verl rollout dumps ({step}.jsonl) for the dashboard's rollout browser",
+  args: 'DIR',
+  help: [
+    "DIR is verl's trainer.rollout_data_dir. Re-importing adds only what is new, so it is safe to repeat.",
+    '--name NAME   the run to import into (default: the directory name)',
+    '--watch       keep importing while training writes new steps; stop with Ctrl-C',
+    'Malformed lines are reported as file:line and skipped. Uses DATABASE_URL.',
+  ],
+  options: { name: { type: 'string' }, watch: { type: 'boolean', default: false } },
+  async run(values, positionals) {
+    const [dir, ...extra] = positionals;
+    if (!dir || extra.length > 0) throw new UsageError('expected exactly one directory');
+    const env = readEnv();
+    await prepareDatabase(env.DATABASE_URL, {
+      info: () => {},
+      warn: (line) => console.warn(`warning: ${line}`),
+    });
+    const client = await connectPostgres(env.DATABASE_URL);
+    const bar = progressBar();
+    let problems = 0;
+    const onProblem = (problem: ImportProblem) => {
+      problems += 1;
+      if (problems > PROBLEMS_SHOWN) return;
+      bar.clear();
+      console.error(`${problem.file}:${problem.line}: ${problem.problem}, skipped`);
+    };
+    const name = typeof values.name === 'string' ? values.name : undefined;
+    const startedAt = performance.now();
+    try {
+      if (values.watch) {
+        const stop = new AbortController();
+        const onSignal = () => stop.abort();
+        process.once('SIGINT', onSignal);
+        process.once('SIGTERM', onSignal);
+        console.log(`watching ${dir} for new steps; Ctrl-C stops`);
+        await watchDump(client, {
+          dir,
+          ...(name ? { name } : {}),
+          signal: stop.signal,
+          onProblem,
+          onFile: (file, result) => console.log(describeFile(file.name, result)),
+          onWaiting: (reason) => console.error(`waiting: ${reason}`),
+        });
+        return 0;
+      }
+      let bytes = 0;
+      const summary = await importDump(client, {
+        dir,
+        ...(name ? { name } : {}),
+        onProblem,
+        onProgress: (progress) => {
+          bytes = progress.bytesDone;
+          bar.update(progress);
+        },
+        onFile: (file, result) => {
+          if (!process.stderr.isTTY) console.log(describeFile(file.name, result));
+        },
+      });
+      bar.finish({ bytesDone: bytes, bytesTotal: bytes, samples: summary.added });
+      return report(summary, dir, problems, bytes, performance.now() - startedAt);
+    } catch (error) {
+      bar.clear();
+      if (error instanceof RolloutImportError) {
+        console.error(`fusebox rollouts import: ${error.message}`);
+        return 1;
+      }
+      throw error;
+    } finally {
+      await client.end();
+    }
+  },
+};
+
+function describeFile(name: string, result: { added: number; rejected: number; note?: string }): string {
+  if (result.note) return `${name}: ${result.note}`;
+  return `${name}: ${result.added} samples${result.rejected ? `, ${result.rejected} malformed lines skipped` : ''}`;
+}
+
+function report(summary: ImportSummary, dir: string, problems: number, bytes: number, ms: number): number {
+  for (const skipped of summary.skipped) console.error(`${skipped.name}: skipped, ${skipped.reason}`);
+  if (problems > PROBLEMS_SHOWN) console.error(`… and ${problems - PROBLEMS_SHOWN} more malformed lines`);
+  if (summary.files === 0) {
+    console.error(
+      `fusebox rollouts import: no {step}.jsonl files in ${dir}; point it at verl's trainer.rollout_data_dir`,
+    );
+    return 1;
+  }
+  const seconds = (ms / 1000).toFixed(1);
+  console.log(
+    summary.added === 0 && summary.rejected === 0
+      ? `run "${summary.run.name}": nothing new in ${summary.files} files (already imported)`
+      : `run "${summary.run.name}": imported ${summary.added.toLocaleString('en-US')} samples ` +
+          `(${formatBytes(bytes)}) from ${summary.files} files in ${seconds} s` +
+          (summary.rejected ? `; ${summary.rejected} malformed lines skipped` : ''),
+  );
+  return 0;
+}

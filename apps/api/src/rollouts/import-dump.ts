@@ -1,0 +1,76 @@
+import type pg from 'pg';
+import { type DumpFile, listDumpFiles } from './dump-files';
+import { type ImportProblem, importDumpFile } from './import-file';
+import { type RunRef, ensureRun } from './rollout-run';
+
+export interface ImportProgress {
+  bytesDone: number;
+  bytesTotal: number;
+  samples: number;
+}
+
+export interface ImportDumpOptions {
+  dir: string;
+  /** The run's name; the directory's name by default. */
+  name?: string;
+  /** See FileImportOptions.final; a function so a watcher can decide per file (by how long it has been quiet). */
+  final?: (file: DumpFile) => boolean;
+  onProblem?(problem: ImportProblem): void;
+  onProgress?(progress: ImportProgress): void;
+  /** Called once per file that had something new or something wrong. */
+  onFile?(file: DumpFile, result: { added: number; rejected: number; note?: string }): void;
+}
+
+export interface ImportSummary {
+  run: RunRef;
+  /** How many step files the directory has. */
+  files: number;
+  added: number;
+  rejected: number;
+  /** Files left out, with why (non-numeric names, duplicates of a step, files that shrank). */
+  skipped: { name: string; reason: string }[];
+}
+
+/**
+ * Imports a verl rollout dump directory (`trainer.rollout_data_dir`) into a run: each `{step}.jsonl` from where
+ * the last import stopped. Malformed lines are reported through `onProblem` and skipped, never aborting.
+ */
+export async function importDump(client: pg.Client, options: ImportDumpOptions): Promise<ImportSummary> {
+  const directory = await listDumpFiles(options.dir);
+  const run = await ensureRun(client, options.dir, options.name);
+  const { rows } = await client.query<{ name: string; bytes_read: string }>(
+    'SELECT "name", "bytes_read" FROM "rollout_file" WHERE "run_id" = $1',
+    [run.id],
+  );
+  const done = new Map(rows.map((row) => [row.name, Number(row.bytes_read)]));
+  const progress: ImportProgress = { bytesDone: 0, bytesTotal: 0, samples: 0 };
+  for (const file of directory.files)
+    progress.bytesTotal += Math.max(0, file.size - (done.get(file.name) ?? 0));
+  options.onProgress?.(progress);
+
+  const summary: ImportSummary = {
+    run,
+    files: directory.files.length,
+    added: 0,
+    rejected: 0,
+    skipped: [...directory.skipped],
+  };
+  for (const file of directory.files) {
+    if (file.size === done.get(file.name)) continue;
+    const result = await importDumpFile(client, run.id, file, {
+      final: options.final?.(file) ?? true,
+      onProblem: (problem) => options.onProblem?.(problem),
+      onBytes: (bytes) => {
+        progress.bytesDone += bytes;
+        options.onProgress?.(progress);
+      },
+    });
+    progress.samples += result.added;
+    options.onProgress?.(progress);
+    summary.added += result.added;
+    summary.rejected += result.rejected;
+    if (result.note) summary.skipped.push({ name: file.name, reason: result.note });
+    if (result.added > 0 || result.rejected > 0 || result.note) options.onFile?.(file, result);
+  }
+  return summary;
+}
