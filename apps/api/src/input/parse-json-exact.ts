@@ -1,0 +1,41 @@
+/** A run of digits long enough that the number may not survive a float64: only then is the slow path needed. */
+const LONG_DIGITS = /\d{16}/;
+const STRING = /"(?:[^"\\]|\\.)*"/y;
+const NUMBER = /-?\d+(\.\d+)?([eE][+-]?\d+)?/y;
+
+/**
+ * JSON.parse, except that integers a float64 cannot hold exactly come back as their decimal strings. Python
+ * clients send int64 ids as JSON numbers (verl sends `sid.item()` and `instance_id.item()`), and plain
+ * JSON.parse would round 5671949450826943757 to 5671949450826944000.
+ *
+ * @example
+ * parseJsonExact('{"sid": 5671949450826943757}'); // { sid: '5671949450826943757' }
+ */
+export function parseJsonExact(text: string): unknown {
+  if (!LONG_DIGITS.test(text)) return JSON.parse(text);
+  let rewritten = '';
+  let copied = 0;
+  let index = 0;
+  while (index < text.length) {
+    const char = text.charCodeAt(index);
+    if (char === 0x22) {
+      STRING.lastIndex = index;
+      // An unterminated string: leave the rest to JSON.parse, which reports it.
+      if (!STRING.test(text)) break;
+      index = STRING.lastIndex;
+    } else if (char === 0x2d || (char >= 0x30 && char <= 0x39)) {
+      NUMBER.lastIndex = index;
+      const match = NUMBER.exec(text);
+      if (!match) break;
+      const token = match[0];
+      if (match[1] === undefined && match[2] === undefined && !Number.isSafeInteger(Number(token))) {
+        rewritten += `${text.slice(copied, index)}"${token}"`;
+        copied = index + token.length;
+      }
+      index += token.length;
+    } else {
+      index += 1;
+    }
+  }
+  return JSON.parse(copied === 0 ? text : rewritten + text.slice(copied));
+}

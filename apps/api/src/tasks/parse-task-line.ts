@@ -1,0 +1,44 @@
+import { describeIssues } from '../input/describe-issues';
+import { parseJsonExact } from '../input/parse-json-exact';
+import { autoEvalRowSchema, fromAutoEvalRow, looksLikeAutoEvalRow } from './autoeval-row';
+import { fromFuseboxTask, fuseboxTaskSchema } from './fusebox-task';
+import { type TaskRecord, type TaskRecordInput, taskRecordSchema } from './task-record';
+
+/** Which shape a task file's lines have; `auto` decides per line (an AutoEval row has content, labels and test). */
+export const TASK_FORMATS = ['auto', 'fusebox', 'autoeval'] as const;
+export type TaskFormat = (typeof TASK_FORMATS)[number];
+
+export type ParsedTaskLine = { ok: true; task: TaskRecord } | { ok: false; problem: string };
+
+/**
+ * Parses one line of a task file into the task it stores, or says what is wrong with it. Tasks in Fusebox's
+ * format are recorded with `source` (builtin for the shipped set, fusebox otherwise).
+ */
+export function parseTaskLine(
+  line: string,
+  { format, source }: { format: TaskFormat; source: 'builtin' | 'fusebox' },
+): ParsedTaskLine {
+  let value: unknown;
+  try {
+    value = parseJsonExact(line);
+  } catch (error) {
+    return { ok: false, problem: `not JSON: ${(error as Error).message}` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, problem: 'expected a JSON object' };
+  }
+  let record: TaskRecordInput;
+  if (format === 'autoeval' || (format === 'auto' && looksLikeAutoEvalRow(value))) {
+    const row = autoEvalRowSchema.safeParse(value);
+    if (!row.success) return { ok: false, problem: `AutoEval row: ${describeIssues(row.error)}` };
+    record = fromAutoEvalRow(row.data);
+  } else {
+    const task = fuseboxTaskSchema.safeParse(value);
+    if (!task.success) return { ok: false, problem: describeIssues(task.error) };
+    record = fromFuseboxTask(task.data, source);
+  }
+  const task = taskRecordSchema.safeParse(record);
+  if (!task.success)
+    return { ok: false, problem: `task ${JSON.stringify(record.name)}: ${describeIssues(task.error)}` };
+  return { ok: true, task: task.data };
+}

@@ -1,0 +1,73 @@
+import { languageSchema } from '@fusebox/sandbox-client/protocol';
+import { z } from 'zod';
+import { taskTestsSchema } from './task-test';
+import { taskMetadataSchema } from './task-settings';
+
+/** Where a task came from: the set shipped with Fusebox, Fusebox's own format, or SandboxFusion's AutoEval rows. */
+export const TASK_SOURCES = ['builtin', 'fusebox', 'autoeval'] as const;
+export type TaskSource = (typeof TASK_SOURCES)[number];
+
+/**
+ * `stateful`: one Python interpreter per session, state kept between actions. `fresh`: every action runs as a
+ * new program in a new sandbox.
+ */
+export const SESSION_MODES = ['stateful', 'fresh'] as const;
+export type SessionMode = (typeof SESSION_MODES)[number];
+
+/**
+ * A task as it is stored, whatever format it was imported from: the `task` row's columns. The checks here are
+ * the ones a reward depends on, so a task that passes them can always be scored.
+ */
+export const taskRecordSchema = z
+  .object({
+    id: z.string().regex(/^-?\d{1,19}$/, 'expected an int64 in decimal'),
+    name: z.string().min(1),
+    source: z.enum(TASK_SOURCES),
+    prompt: z.string(),
+    language: languageSchema,
+    setupFiles: z.record(z.string(), z.string()),
+    tests: taskTestsSchema.min(1, 'a task needs at least one test'),
+    failToPass: z.array(z.string()),
+    passToPass: z.array(z.string()),
+    sessionMode: z.enum(SESSION_MODES),
+    metadata: taskMetadataSchema,
+  })
+  .superRefine((task, context) => {
+    const problem = (path: (string | number)[], message: string) =>
+      context.addIssue({ code: 'custom', path, message });
+    const names = new Set<string>();
+    task.tests.forEach((test, index) => {
+      if (names.has(test.name))
+        problem(['tests', index, 'name'], `duplicate test name ${JSON.stringify(test.name)}`);
+      names.add(test.name);
+      if (task.sessionMode === 'stateful' && test.kind === 'io') {
+        problem(
+          ['tests', index],
+          'stdin/stdout tests need session_mode "fresh" (a stateful session has no program to feed)',
+        );
+      }
+    });
+    if (task.failToPass.length === 0)
+      problem(['fail_to_pass'], 'a task needs at least one fail-to-pass test');
+    for (const [field, list] of [
+      ['fail_to_pass', task.failToPass],
+      ['pass_to_pass', task.passToPass],
+    ] as const) {
+      list.forEach((name, index) => {
+        if (!names.has(name)) problem([field, index], `no test is named ${JSON.stringify(name)}`);
+      });
+    }
+    for (const name of task.passToPass) {
+      if (task.failToPass.includes(name))
+        problem(['pass_to_pass'], `${JSON.stringify(name)} is also fail-to-pass`);
+    }
+    if (task.sessionMode === 'stateful' && task.language !== 'python') {
+      problem(
+        ['session_mode'],
+        'stateful sessions run a Python interpreter; use "fresh" for other languages',
+      );
+    }
+  });
+
+export type TaskRecord = z.output<typeof taskRecordSchema>;
+export type TaskRecordInput = z.input<typeof taskRecordSchema>;

@@ -1,0 +1,99 @@
+import { TRPCError, type TRPCRouterRecord } from '@trpc/server';
+import { z } from 'zod';
+import { SESSION_STATES } from '../../sessions/session-state';
+import { rewardDetailSchema } from '../../sessions/reward-detail';
+import { publicProcedure } from '../init';
+
+const listInput = z.object({
+  state: z.enum(SESSION_STATES).optional(),
+  /** Sessions of one task (its instance_hash). */
+  taskId: z.string().min(1).optional(),
+  /** Only sessions that recorded an error (true) or none (false). */
+  hasErrors: z.boolean().optional(),
+  /** Only sessions with a computed reward (true) or without (false). */
+  rewarded: z.boolean().optional(),
+  createdAfter: z.date().optional(),
+  createdBefore: z.date().optional(),
+  limit: z.int().min(1).max(200).default(50),
+  /** The last id of the previous page. */
+  cursor: z.string().optional(),
+});
+
+const sessionSummary = {
+  id: true,
+  taskId: true,
+  state: true,
+  sessionMode: true,
+  createdAt: true,
+  updatedAt: true,
+  lastActionAt: true,
+  postprocessedAt: true,
+  actionCount: true,
+  errorCount: true,
+  reward: true,
+  f2pCount: true,
+  f2pTotal: true,
+  p2pCount: true,
+  p2pTotal: true,
+  rewardAt: true,
+  task: { select: { name: true, language: true } },
+} as const;
+
+/** Agent sessions (/start_instance … /compute_reward): newest first, and one with everything it did. */
+export const sessionsRouter = {
+  list: publicProcedure.input(listInput).query(async ({ ctx, input }) => {
+    const rows = await ctx.prisma.session.findMany({
+      where: {
+        ...(input.state ? { state: input.state } : {}),
+        ...(input.taskId ? { taskId: input.taskId } : {}),
+        ...(input.hasErrors === undefined ? {} : { errorCount: input.hasErrors ? { gt: 0 } : 0 }),
+        ...(input.rewarded === undefined ? {} : { reward: input.rewarded ? { not: null } : null }),
+        ...(input.createdAfter || input.createdBefore
+          ? {
+              createdAt: {
+                ...(input.createdAfter ? { gte: input.createdAfter } : {}),
+                ...(input.createdBefore ? { lt: input.createdBefore } : {}),
+              },
+            }
+          : {}),
+      },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: input.limit + 1,
+      ...(input.cursor ? { cursor: { id: input.cursor }, skip: 1 } : {}),
+      select: sessionSummary,
+    });
+    const page = rows.slice(0, input.limit);
+    return { items: page, nextCursor: rows.length > input.limit ? (page.at(-1)?.id ?? null) : null };
+  }),
+
+  byId: publicProcedure.input(z.object({ id: z.string().min(1) })).query(async ({ ctx, input }) => {
+    const session = await ctx.prisma.session.findUnique({
+      where: { id: input.id },
+      select: {
+        ...sessionSummary,
+        rewardDetail: true,
+        actions: {
+          orderBy: { seq: 'asc' },
+          select: {
+            seq: true,
+            content: true,
+            code: true,
+            observation: true,
+            status: true,
+            returnCode: true,
+            durationMs: true,
+            executionId: true,
+            createdAt: true,
+          },
+        },
+        events: {
+          orderBy: { createdAt: 'asc' },
+          select: { level: true, route: true, message: true, createdAt: true },
+        },
+      },
+    });
+    if (!session) throw new TRPCError({ code: 'NOT_FOUND', message: `no session has sid ${input.id}` });
+    const { rewardDetail, ...rest } = session;
+    return { ...rest, rewardDetail: rewardDetail === null ? null : rewardDetailSchema.parse(rewardDetail) };
+  }),
+} satisfies TRPCRouterRecord;

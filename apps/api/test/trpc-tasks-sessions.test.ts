@@ -1,0 +1,167 @@
+import { createPrismaClient } from '@fusebox/db/client';
+import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
+import type { TRPCError } from '@trpc/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readEnv } from '../src/env';
+import type { Services } from '../src/services';
+import { createCaller } from '../src/trpc/router';
+
+describe('tasks and sessions over tRPC', () => {
+  let database: TestDatabase;
+  let ctx: Services;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    ctx = {
+      env: readEnv({ DATABASE_URL: database.url }),
+      prisma: createPrismaClient(database.url),
+      startedAt: new Date(),
+    };
+    const tests = [
+      { name: 'adds', kind: 'assert', code: 'assert add(1, 2) == 3' },
+      { name: 'runs', kind: 'assert', code: 'assert callable(add)' },
+    ];
+    await ctx.prisma.task.createMany({
+      data: [
+        {
+          id: '11',
+          name: 'add two numbers',
+          source: 'fusebox',
+          prompt: 'Write add(a, b).',
+          language: 'python',
+          tests,
+          failToPass: ['adds'],
+          passToPass: ['runs'],
+        },
+        {
+          id: '12',
+          name: 'echo',
+          source: 'autoeval',
+          prompt: 'Echo stdin.',
+          language: 'bash',
+          sessionMode: 'fresh',
+          tests: [{ name: 'test', kind: 'assert', code: 'true' }],
+          failToPass: ['test'],
+          passToPass: [],
+        },
+      ],
+    });
+    await ctx.prisma.session.create({
+      data: {
+        id: '900000000000000001',
+        taskId: '11',
+        sessionMode: 'stateful',
+        state: 'postprocessed',
+        actionCount: 2,
+        reward: 1,
+        f2pCount: 1,
+        f2pTotal: 1,
+        p2pCount: 1,
+        p2pTotal: 1,
+        rewardDetail: [{ name: 'adds', group: 'f2p', passed: true, status: 'success', detail: '' }],
+        actions: {
+          create: [
+            {
+              seq: 2,
+              content: 'print(add(1, 2))',
+              code: 'print(add(1, 2))',
+              observation: '3\nexit code 0',
+              status: 'ok',
+              returnCode: 0,
+              durationMs: 3,
+            },
+            {
+              seq: 1,
+              content: 'def add(a, b): return a + b',
+              code: 'def add(a, b): return a + b',
+              observation: 'exit code 0',
+              status: 'ok',
+              returnCode: 0,
+              durationMs: 4,
+            },
+          ],
+        },
+      },
+    });
+    await ctx.prisma.session.create({
+      data: {
+        id: '900000000000000002',
+        taskId: '12',
+        sessionMode: 'fresh',
+        errorCount: 1,
+        events: {
+          create: { level: 'error', route: '/process_action', message: 'content: expected a string' },
+        },
+      },
+    });
+  });
+  afterAll(async () => {
+    await ctx?.prisma.$disconnect();
+    await database?.drop();
+  });
+
+  it('lists tasks with their test counts, filtered by source or searched by name or instance_hash', async () => {
+    const caller = createCaller(ctx);
+    const all = await caller.tasks.list({});
+    expect(
+      all.items.map((task) => [task.id, task.name, task.f2pTotal, task.p2pTotal, task.sessionCount]),
+    ).toEqual([
+      ['11', 'add two numbers', 1, 1, 1],
+      ['12', 'echo', 1, 0, 1],
+    ]);
+    expect((await caller.tasks.list({ source: 'autoeval' })).items.map((task) => task.id)).toEqual(['12']);
+    expect((await caller.tasks.list({ search: 'ADD' })).items.map((task) => task.id)).toEqual(['11']);
+    expect((await caller.tasks.list({ search: '12' })).items.map((task) => task.id)).toEqual(['12']);
+
+    const first = await caller.tasks.list({ limit: 1 });
+    expect(first.items.map((task) => task.id)).toEqual(['11']);
+    const second = await caller.tasks.list({ limit: 1, cursor: first.nextCursor ?? undefined });
+    expect(second.items.map((task) => task.id)).toEqual(['12']);
+    expect(second.nextCursor).toBeNull();
+  });
+
+  it('shows one task with its tests and settings, and NOT_FOUND for an unknown instance_hash', async () => {
+    const caller = createCaller(ctx);
+    const task = await caller.tasks.byId({ id: '11' });
+    expect(task.tests.map((test) => test.name)).toEqual(['adds', 'runs']);
+    expect(task.failToPass).toEqual(['adds']);
+    expect(task.settings.reward).toBe('f2p');
+    expect(task).not.toHaveProperty('_count');
+    await expect(caller.tasks.byId({ id: '404' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    } satisfies Partial<TRPCError>);
+  });
+
+  it('lists sessions newest first with filters', async () => {
+    const caller = createCaller(ctx);
+    const all = await caller.sessions.list({});
+    expect(all.items.map((session) => session.id)).toEqual(['900000000000000002', '900000000000000001']);
+    expect(all.items[1]?.task.name).toBe('add two numbers');
+    expect((await caller.sessions.list({ hasErrors: true })).items.map((s) => s.id)).toEqual([
+      '900000000000000002',
+    ]);
+    expect((await caller.sessions.list({ rewarded: true })).items.map((s) => s.id)).toEqual([
+      '900000000000000001',
+    ]);
+    expect((await caller.sessions.list({ state: 'active' })).items.map((s) => s.id)).toEqual([
+      '900000000000000002',
+    ]);
+    expect((await caller.sessions.list({ taskId: '11' })).items.map((s) => s.id)).toEqual([
+      '900000000000000001',
+    ]);
+  });
+
+  it('shows one session with its actions in order, its observations, reward and errors', async () => {
+    const caller = createCaller(ctx);
+    const session = await caller.sessions.byId({ id: '900000000000000001' });
+    expect(session.actions.map((action) => [action.seq, action.observation])).toEqual([
+      [1, 'exit code 0'],
+      [2, '3\nexit code 0'],
+    ]);
+    expect(session.reward).toBe(1);
+    expect(session.rewardDetail?.[0]).toMatchObject({ name: 'adds', passed: true });
+    const failing = await caller.sessions.byId({ id: '900000000000000002' });
+    expect(failing.events).toEqual([expect.objectContaining({ level: 'error', route: '/process_action' })]);
+    await expect(caller.sessions.byId({ id: '1' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
