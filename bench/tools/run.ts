@@ -72,7 +72,7 @@ async function overheadRows(): Promise<string[]> {
 
 async function batchRow(): Promise<string> {
   const db = await createTestDatabase();
-  const server = await startServer({ DATABASE_URL: db.url, FUSEBOX_LOG_LEVEL: 'warn' });
+  const server = await startServer({ DATABASE_URL: db.url }, ['--no-dashboard'], 120_000);
   const tool = new CodeInterpreterTool({ sandbox_fusion_url: `${server.url}/run_code`, default_timeout: 10 });
   try {
     const code = (n: number) =>
