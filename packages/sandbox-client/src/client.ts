@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { callSignal } from './call-signal';
+import { CallAbort } from './call-abort';
 import {
   checkCallOptions,
   resolveClientOptions,
@@ -10,6 +10,7 @@ import type { Endpoint } from './endpoint';
 import { SandboxAbortedError } from './errors/aborted-error';
 import type { SandboxClientError } from './errors/sandbox-client-error';
 import { callWithRetry, type Route, type Transport } from './http-call';
+import { InFlightCalls } from './in-flight-calls';
 import { mapConcurrent, type RunConcurrentOptions } from './run-concurrent';
 import {
   getMetricsFunctionResponseSchema,
@@ -165,7 +166,7 @@ export function createSandboxClient(options: SandboxClientOptions = {}): Sandbox
     headers: resolved.headers,
     retry: resolved.retry,
   };
-  const inFlight = new Set<AbortController>();
+  const inFlight = new InFlightCalls();
   let closing: Promise<void> | undefined;
 
   const retrySandboxError = (value: { status: string }) =>
@@ -205,14 +206,13 @@ export function createSandboxClient(options: SandboxClientOptions = {}): Sandbox
     const { signal: callerSignal, timeoutMs = resolved.timeoutMs } = checkCallOptions(options);
     callerSignal?.throwIfAborted();
     if (closing) throw new SandboxAbortedError();
-    const own = new AbortController();
-    const scope = callSignal(own, callerSignal, timeoutMs, target.url);
-    inFlight.add(own);
+    const abort = new CallAbort(callerSignal, timeoutMs, target.url);
+    inFlight.add(abort);
     try {
-      return await callWithRetry(transport, target, body, scope.signal);
+      return await callWithRetry(transport, target, body, abort);
     } finally {
-      scope.dispose();
-      inFlight.delete(own);
+      abort.dispose();
+      inFlight.delete(abort);
     }
   }
 
@@ -235,7 +235,7 @@ export function createSandboxClient(options: SandboxClientOptions = {}): Sandbox
     },
     close: () => {
       if (closing) return closing;
-      for (const controller of inFlight) controller.abort(new SandboxAbortedError());
+      inFlight.abortAll(() => new SandboxAbortedError());
       closing = resolved.ownsDispatcher ? resolved.dispatcher.close() : Promise.resolve();
       return closing;
     },

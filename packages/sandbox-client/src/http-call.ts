@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
+import type { CallAbort } from './call-abort';
 import { SandboxHttpError } from './errors/http-error';
 import { SandboxInvalidResponseError } from './errors/invalid-response-error';
 import { SandboxUnavailableError } from './errors/unavailable-error';
@@ -26,63 +27,54 @@ export interface Route<T> {
   shouldRetry?: (value: T) => boolean;
 }
 
-type Attempt<T> = { value: T; retry: boolean } | { error: unknown; retryAfterMs?: number };
-
 /**
  * Sends one request, retrying transient failures with backoff until the policy's attempts run out. Rejects
- * with `signal.reason` as soon as the signal aborts, also in the middle of a backoff wait.
+ * with the abort's reason as soon as it aborts, also in the middle of a backoff wait. One flat loop: every
+ * extra async layer is paid on every call, and the client's whole overhead budget is about 10 µs.
  */
 export async function callWithRetry<T>(
   transport: Transport,
   route: Route<T>,
   body: unknown,
-  signal: AbortSignal,
+  abort: CallAbort,
 ): Promise<T> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const { attempts } = transport.retry;
   for (let attempt = 1; ; attempt++) {
-    const outcome = await attemptOnce(transport, route, payload, signal, attempt);
-    if ('value' in outcome && (!outcome.retry || attempt === attempts)) return outcome.value;
-    if ('error' in outcome && attempt === attempts)
-      throw new SandboxUnavailableError(route.url, attempt, outcome.error);
-    const retryAfterMs = 'error' in outcome ? outcome.retryAfterMs : undefined;
-    await sleep(backoffDelay(transport.retry, attempt, retryAfterMs), signal);
+    /** 0 until a whole answer has arrived. */
+    let status = 0;
+    let text = '';
+    let headers: Dispatcher.ResponseData['headers'] = {};
+    let failure: unknown;
+    try {
+      const response = await transport.dispatcher.request({
+        origin: route.origin,
+        path: route.path,
+        method: route.method,
+        headers: transport.headers,
+        body: payload,
+        signal: abort,
+      });
+      text = await response.body.text();
+      ({ statusCode: status, headers } = response);
+    } catch (error) {
+      if (abort.aborted) throw abort.reason;
+      if (!isRetryableNetworkError(error)) throw new SandboxUnavailableError(route.url, attempt, error);
+      failure = error;
+    }
+    if (status >= 200 && status < 300) {
+      const value = decode(route, status, text);
+      if (attempt === attempts || !route.shouldRetry?.(value)) return value;
+    } else if (status !== 0) {
+      failure = new SandboxHttpError(route.url, status, text);
+      if (!RETRYABLE_STATUSES.has(status)) throw failure;
+    }
+    if (failure !== undefined && attempt === attempts)
+      throw new SandboxUnavailableError(route.url, attempt, failure);
+    const retryAfterMs = status === 0 ? undefined : parseRetryAfter(headers['retry-after']);
+    await sleep(backoffDelay(transport.retry, attempt, retryAfterMs), abort);
+    if (abort.aborted) throw abort.reason;
   }
-}
-
-async function attemptOnce<T>(
-  transport: Transport,
-  route: Route<T>,
-  payload: string | undefined,
-  signal: AbortSignal,
-  attempt: number,
-): Promise<Attempt<T>> {
-  let status: number;
-  let headers: Dispatcher.ResponseData['headers'];
-  let text: string;
-  try {
-    const response = await transport.dispatcher.request({
-      origin: route.origin,
-      path: route.path,
-      method: route.method,
-      headers: transport.headers,
-      body: payload,
-      signal,
-    });
-    ({ statusCode: status, headers } = response);
-    text = await response.body.text();
-  } catch (error) {
-    if (signal.aborted) throw signal.reason;
-    if (isRetryableNetworkError(error)) return { error };
-    throw new SandboxUnavailableError(route.url, attempt, error);
-  }
-  if (status >= 200 && status < 300) {
-    const value = decode(route, status, text);
-    return { value, retry: route.shouldRetry?.(value) ?? false };
-  }
-  const error = new SandboxHttpError(route.url, status, text);
-  if (RETRYABLE_STATUSES.has(status)) return { error, retryAfterMs: parseRetryAfter(headers['retry-after']) };
-  throw error;
 }
 
 function decode<T>(route: Route<T>, status: number, text: string): T {

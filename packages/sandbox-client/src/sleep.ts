@@ -1,15 +1,17 @@
-/** Waits `ms`, or rejects with `signal.reason` as soon as the signal aborts, so no backoff outlives an abort. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise((resolve, reject) => {
+import type { CallAbort } from './call-abort';
+
+/** Waits `ms`, or less: it resolves as soon as the call aborts, so no backoff outlives an abort. */
+export function sleep(ms: number, abort: CallAbort): Promise<void> {
+  if (abort.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal.reason as Error);
+      resolve();
     };
     const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
+      abort.off('abort', onAbort);
       resolve();
     }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
+    abort.once('abort', onAbort);
   });
 }
