@@ -153,7 +153,7 @@ WHERE key = $1 RETURNING key`;
 
 /**
  * Two probes of whether two connections are independent sessions: the first takes a lock, the second tries it.
- * The single-int form keeps the probe out of the limiter's two-int keys and its stats. $1 probe key.
+ * The single-int form keeps the probe out of the limiter's two-int keys and its stats. $1 a random probe key.
  */
 export const PROBE_LOCK_SQL = 'SELECT pg_try_advisory_lock($1::bigint) AS locked';
 export const PROBE_UNLOCK_SQL = 'SELECT pg_advisory_unlock($1::bigint)';

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { LimiterClosedError } from './errors/limiter-closed-error';
 import { LimiterKeyCollisionError } from './errors/key-collision-error';
 import { LimiterSharedSessionError } from './errors/shared-session-error';
@@ -153,9 +154,10 @@ class PgLimiter implements Limiter {
     this.#namespace = rows[0]!.lock_namespace;
 
     // Advisory locks are re-entrant within a session: if a second connection can take a lock the first holds,
-    // they are one session (PGlite), and every waiter would get every slot.
+    // they are one session (PGlite), and every waiter would get every slot. The probe key is random, so
+    // processes starting together do not see each other's probes.
     const other = await this.#openSession();
-    const probe = [this.#namespace];
+    const probe = [randomBytes(8).readBigInt64BE().toString()];
     await this.#run(() => control.query({ text: PROBE_LOCK_SQL }, probe));
     const shared = await this.#run(() => other.query<{ locked: boolean }>({ text: PROBE_LOCK_SQL }, probe));
     await this.#run(() => control.query({ text: PROBE_UNLOCK_SQL }, probe));

@@ -66,6 +66,20 @@ describe.each(kinds)('%s limiter settings', (_, create) => {
 });
 
 describe('Postgres limiter settings are cluster-wide', () => {
+  it('limiters created for one key at the same moment all start, and share one set of slots', async () => {
+    const created = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        createPgLimiter({ connectionString: database().url, key: 'together', limit: 2 }),
+      ),
+    );
+    limiters.push(...created);
+    const held = await Promise.all(created.slice(0, 2).map((limiter) => limiter.acquire()));
+    await expect(created[7]!.acquire({ timeoutMs: 100 })).rejects.toMatchObject({
+      code: 'FUSEBOX_LIMITER_TIMEOUT',
+    });
+    await Promise.all(held.map((permit) => permit.release()));
+  });
+
   it('a limit set through one process applies to another', async () => {
     const a = await createPgLimiter({ connectionString: database().url, key: 'shared-setting', limit: 1 });
     const b = await createPgLimiter({ connectionString: database().url, key: 'shared-setting', limit: 1 });

@@ -1,0 +1,187 @@
+// Limiter designs side by side, in one run: Fusebox's Postgres limiter, redis-semaphore on the local Redis, a
+// naive try-lock-with-backoff on the same Postgres slots, and p-limit in one process (the floor).
+// Usage: node --import tsx bench/limiter/run.ts  (REDIS_URL defaults to redis://127.0.0.1:6379)
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { startThrowawayPostgres } from '@fusebox/rate-limiter/testing';
+import { CONTENDERS, type ContenderConfig, type ContenderName } from './contenders';
+import { type Sample, countInversions, percentile } from './measures';
+import type { WorkerCommand, WorkerReply } from './worker';
+
+const COMMAND = 'node --import tsx bench/limiter/run.ts';
+const LIMIT = 10;
+const PROCESSES = 4;
+const WAITERS = 100;
+const HOLDS_MS = [0, 5, 20];
+const UNCONTENDED_ITERATIONS = 2_000;
+const WARMUP_MS = 1_000;
+const MEASURE_MS = 5_000;
+/** Clock readings in different processes can disagree by this much under load; see countInversions. */
+const INVERSION_TOLERANCE_MS = 1;
+
+interface Worker {
+  send(command: WorkerCommand): void;
+  next<T extends WorkerReply['type']>(type: T): Promise<Extract<WorkerReply, { type: T }>>;
+  close(): Promise<void>;
+}
+
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+
+async function startWorker(name: ContenderName, config: ContenderConfig): Promise<Worker> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(new URL('worker.ts', import.meta.url)), name, JSON.stringify(config)],
+    { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+  );
+  const exited = once(child, 'exit').then(([code, signal]) => {
+    throw new Error(`${name} worker ${child.pid} exited (${String(code ?? signal)}) mid-run`);
+  });
+  exited.catch(() => {});
+  const next = async <T extends WorkerReply['type']>(type: T) => {
+    for (;;) {
+      const [message] = (await Promise.race([once(child, 'message'), exited])) as [WorkerReply];
+      if (message.type === type) return message as Extract<WorkerReply, { type: T }>;
+    }
+  };
+  await next('ready');
+  return {
+    send: (command) => child.send(command),
+    next,
+    async close() {
+      const closed = once(child, 'exit');
+      child.send({ type: 'close' } satisfies WorkerCommand);
+      await closed;
+    },
+  };
+}
+
+interface Contended {
+  cyclesPerSecond: number;
+  waits: number[];
+  inversions: number;
+  maxInFlight: number;
+}
+
+async function contended(name: ContenderName, base: Omit<ContenderConfig, 'workers'>, holdMs: number) {
+  // p-limit cannot span processes: its 100 waiters share one.
+  const processes = name === 'p-limit' ? 1 : PROCESSES;
+  const workers = WAITERS / processes;
+  const children = await Promise.all(
+    Array.from({ length: processes }, () => startWorker(name, { ...base, workers })),
+  );
+  const startAt = now() + 500;
+  const measureFrom = startAt + WARMUP_MS;
+  const stopAt = measureFrom + MEASURE_MS;
+  const replies = children.map((child) => child.next('samples'));
+  for (const child of children) child.send({ type: 'contended', workers, holdMs, startAt, stopAt });
+  const all = (await Promise.all(replies)).flatMap((reply) => reply.samples);
+  await Promise.all(children.map((child) => child.close()));
+
+  const measured = all.filter(([requested]) => requested >= measureFrom && requested < stopAt);
+  const completed = all.filter(([, granted]) => granted >= measureFrom && granted < stopAt).length;
+  return {
+    cyclesPerSecond: completed / (MEASURE_MS / 1_000),
+    waits: measured.map(([requested, granted]) => granted - requested).sort((a, b) => a - b),
+    inversions: countInversions(measured, INVERSION_TOLERANCE_MS),
+    maxInFlight: maxOverlap(all),
+  } satisfies Contended;
+}
+
+/** Most samples holding at once, [granted, released]: a check that every contender kept the limit. */
+function maxOverlap(samples: Sample[]): number {
+  const events = samples.flatMap(([, granted, released]) => [
+    [granted, 1],
+    [released, -1],
+  ]);
+  events.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
+  let open = 0;
+  let most = 0;
+  for (const [, delta] of events) most = Math.max(most, (open += delta!));
+  return most;
+}
+
+const ms = (value: number) => (value < 10 ? value.toFixed(2) : value.toFixed(1));
+
+const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' / ');
+
+async function main() {
+  const loadBefore = load();
+  const postgres = await startThrowawayPostgres({ maxConnections: 300 });
+  const base = {
+    limit: LIMIT,
+    databaseUrl: postgres.url,
+    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  };
+  const uncontendedRows: string[] = [];
+  const contendedRows: string[] = [];
+  try {
+    for (const name of CONTENDERS) {
+      const single = await startWorker(name, { ...base, workers: 1 });
+      const reply = single.next('latencies');
+      single.send({ type: 'uncontended', iterations: UNCONTENDED_ITERATIONS });
+      const latencies = (await reply).latencies.slice(UNCONTENDED_ITERATIONS / 10).sort((a, b) => a - b);
+      await single.close();
+      uncontendedRows.push(
+        `| ${name} | ${ms(percentile(latencies, 50))} | ${ms(percentile(latencies, 99))} |`,
+      );
+      console.log(uncontendedRows.at(-1));
+    }
+    for (const holdMs of HOLDS_MS) {
+      for (const name of CONTENDERS) {
+        const result = await contended(name, base, holdMs);
+        const { waits } = result;
+        contendedRows.push(
+          `| ${holdMs} | ${name} | ${Math.round(result.cyclesPerSecond)} | ${ms(percentile(waits, 50))} | ` +
+            `${ms(percentile(waits, 99))} | ${ms(waits.at(-1) ?? Number.NaN)} | ` +
+            `${(percentile(waits, 99) / percentile(waits, 50)).toFixed(1)} | ${result.inversions} | ${result.maxInFlight} |`,
+        );
+        console.log(contendedRows.at(-1));
+      }
+    }
+  } finally {
+    await postgres.destroy();
+  }
+
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+  const table = [
+    `### Uncontended acquire + release, one worker (${UNCONTENDED_ITERATIONS} cycles, first 10% dropped)`,
+    '',
+    '| contender | p50 ms | p99 ms |',
+    '|---|---|---|',
+    ...uncontendedRows,
+    '',
+    `### Contended: limit ${LIMIT}, ${WAITERS} waiters over ${PROCESSES} processes (p-limit: 1 process), ` +
+      `${MEASURE_MS / 1000} s measured after ${WARMUP_MS / 1000} s warm-up`,
+    '',
+    '| hold ms | contender | cycles/s | wait p50 ms | wait p99 ms | wait max ms | p99/p50 | FIFO inversions | max in flight |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...contendedRows,
+  ].join('\n');
+  console.log(`\n${table}`);
+  writeFileSync(
+    fileURLToPath(new URL('RESULTS.md', import.meta.url)),
+    [
+      '# Limiter benchmark',
+      '',
+      `Command: \`${COMMAND}\``,
+      `Date: ${new Date().toISOString()}`,
+      `Machine: ${machine}`,
+      `Load average (1 / 5 / 15 min): ${loadBefore} before the run, ${load()} after`,
+      '',
+      'Postgres is a throwaway cluster the bench starts (fsync off, max_connections 300) from the installed ' +
+        'binaries; Redis is the local one. A FIFO inversion is a pair where one waiter asked more than ' +
+        `${INVERSION_TOLERANCE_MS} ms after another yet got its slot more than ${INVERSION_TOLERANCE_MS} ms before it.`,
+      '',
+      table,
+      '',
+    ].join('\n'),
+  );
+}
+
+await main();
