@@ -26,8 +26,8 @@ const dumpLineSchema = z.looseObject({
     .union([z.number(), z.boolean()], { error: '"score" must be a number' })
     .nullish()
     .transform((score) => (typeof score === 'boolean' ? Number(score) : (score ?? null))),
-  gts: z.unknown(),
-  step: z.unknown(),
+  gts: z.unknown().optional(),
+  step: z.unknown().optional(),
   request_id: z
     .union([z.string(), z.number()], { error: '"request_id" must be a string' })
     .nullish()

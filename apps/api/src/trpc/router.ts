@@ -1,11 +1,17 @@
 import { createCallerFactory, createTRPCRouter } from './init';
+import { executionsRouter } from './routers/executions';
 import { healthRouter } from './routers/health';
+import { overviewRouter } from './routers/overview';
+import { rolloutsRouter } from './routers/rollouts';
 import { sessionsRouter } from './routers/sessions';
 import { tasksRouter } from './routers/tasks';
 
 /** The dashboard's API. Each domain has its own router file under ./routers. */
 export const appRouter = createTRPCRouter({
+  executions: executionsRouter,
   health: healthRouter,
+  overview: overviewRouter,
+  rollouts: rolloutsRouter,
   sessions: sessionsRouter,
   tasks: tasksRouter,
 });

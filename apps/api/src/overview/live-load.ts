@@ -1,0 +1,104 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { listLimiters } from '@fusebox/rate-limiter/list-limiters';
+import type { Services } from '../services';
+
+/** One limiter key's (or the local executor's) load at one moment. */
+export interface KeyLoad {
+  key: string;
+  /** `limiter`: cluster-wide, from Postgres's lock table; `executor`: this API process's own sandbox queue. */
+  source: 'limiter' | 'executor';
+  limit: number;
+  inFlight: number;
+  waiting: number;
+}
+
+export interface LiveLoad {
+  /** When it was sampled, ms since the epoch. */
+  at: number;
+  keys: KeyLoad[];
+  /** Why the cluster-wide numbers are missing, when they are. */
+  limiterError: string | null;
+}
+
+/** The lock table is locked while it is read, so it is sampled at most once a second however many watch. */
+export const SAMPLE_INTERVAL_MS = 1_000;
+
+/** Name of the local executor's row; its executions have no limiter key. */
+export const EXECUTOR_KEY = 'executor';
+
+/** Reads the load now: every limiter key's cluster-wide permits, and this process's executor queue. */
+export async function sampleLoad(services: Services, signal?: AbortSignal): Promise<LiveLoad> {
+  const keys: KeyLoad[] = [];
+  let limiterError: string | null = null;
+  try {
+    const limiters = await listLimiters({
+      connectionString: services.env.DATABASE_URL,
+      ...(signal ? { signal } : {}),
+    });
+    for (const limiter of limiters) {
+      keys.push({
+        key: limiter.key,
+        source: 'limiter',
+        limit: limiter.limit,
+        inFlight: limiter.inFlight,
+        waiting: limiter.waiting,
+      });
+    }
+  } catch (error) {
+    limiterError = error instanceof Error ? error.message : String(error);
+  }
+  const executor = services.executor?.stats();
+  if (executor) {
+    keys.push({
+      key: EXECUTOR_KEY,
+      source: 'executor',
+      limit: executor.concurrency,
+      inFlight: executor.running,
+      waiting: executor.waiting,
+    });
+  }
+  return { at: Date.now(), keys, limiterError };
+}
+
+const samplers = new WeakMap<
+  Services,
+  { subscribers: number; latest: Promise<LiveLoad>; timer?: NodeJS.Timeout }
+>();
+
+/**
+ * Yields the load once a second until `signal` aborts. Every subscriber of one server shares a single sampler,
+ * which stops when the last one leaves.
+ */
+export async function* watchLoad(services: Services, signal: AbortSignal): AsyncGenerator<LiveLoad> {
+  let sampler = samplers.get(services);
+  if (!sampler) {
+    const created = { subscribers: 0, latest: sampleLoad(services) } as {
+      subscribers: number;
+      latest: Promise<LiveLoad>;
+      timer?: NodeJS.Timeout;
+    };
+    created.timer = setInterval(() => {
+      created.latest = sampleLoad(services);
+    }, SAMPLE_INTERVAL_MS);
+    samplers.set(services, created);
+    sampler = created;
+  }
+  sampler.subscribers += 1;
+  try {
+    let last = 0;
+    while (!signal.aborted) {
+      const load = await sampler.latest;
+      if (load.at !== last) {
+        last = load.at;
+        yield load;
+      }
+      await sleep(SAMPLE_INTERVAL_MS / 4, undefined, { signal }).catch(() => {});
+    }
+  } finally {
+    sampler.subscribers -= 1;
+    if (sampler.subscribers === 0) {
+      clearInterval(sampler.timer);
+      samplers.delete(services);
+    }
+  }
+}

@@ -1,0 +1,161 @@
+import type { PrismaClient } from '@fusebox/db/client';
+import { EXECUTOR_KEY } from './live-load';
+
+/** One time bucket of a key's history. */
+export interface LoadPoint {
+  /** Bucket start, ms since the epoch. */
+  t: number;
+  /** The most executions running at once during the bucket. */
+  inFlight: number;
+  /** The most executions waiting for a permit at once during the bucket. */
+  waiting: number;
+  /** Executions that finished in the bucket. */
+  finished: number;
+}
+
+export interface KeyHistory {
+  key: string;
+  points: LoadPoint[];
+  /** Executions finished in the window. */
+  finished: number;
+  /** Executions finished per second over the last minute. */
+  perSecond: number;
+  runMs: { p50: number | null; p95: number | null };
+  queueWaitMs: { p50: number | null; p95: number | null };
+  /** Finished executions by SandboxFusion status (Success, Failed, SandboxError). */
+  statuses: Record<string, number>;
+}
+
+export interface LoadHistory {
+  from: number;
+  to: number;
+  bucketSeconds: number;
+  keys: KeyHistory[];
+}
+
+/** Executions that started this long before the window are not looked for (runs time out well before). */
+const LONGEST_RUN = '1 hour';
+
+interface BucketRow {
+  key: string;
+  /** -1 for everything before the window: its end state is where the window starts. */
+  bucket: number;
+  peak_in_flight: number;
+  end_in_flight: number;
+  peak_waiting: number;
+  end_waiting: number;
+  finished: number;
+}
+
+interface SummaryRow {
+  key: string;
+  finished: number;
+  last_minute: number;
+  run_p50: number | null;
+  run_p95: number | null;
+  wait_p50: number | null;
+  wait_p95: number | null;
+}
+
+/**
+ * Load over the last `minutes`, per limiter key, from the `execution` table. In flight and waiting over time are
+ * exact: a running sum over every execution's acquired→finished and requested→acquired instants, taking the
+ * peak per bucket. With them: throughput, run-time and queue-wait percentiles, and statuses. Executions are
+ * recorded when they finish, so the ones running now appear in the live numbers, not here.
+ */
+export async function loadHistory(
+  prisma: PrismaClient,
+  options: { minutes: number; bucketSeconds: number; now?: Date },
+): Promise<LoadHistory> {
+  const to = options.now ?? new Date();
+  const from = new Date(to.getTime() - options.minutes * 60_000);
+  const size = options.bucketSeconds;
+  const window = await prisma.$queryRaw<BucketRow[]>`
+    WITH ex AS (
+      SELECT coalesce("limiter_key", ${EXECUTOR_KEY}) AS "key", "requested_at", "acquired_at", "finished_at"
+      FROM "execution"
+      WHERE "requested_at" >= ${from}::timestamptz - ${LONGEST_RUN}::interval AND "requested_at" <= ${to}
+        AND ("finished_at" IS NULL OR "finished_at" >= ${from}::timestamptz - ${LONGEST_RUN}::interval)
+    ), events AS (
+      SELECT "key", "acquired_at" AS t, 1 AS run, 0 AS wait, 0 AS fin FROM ex WHERE "acquired_at" IS NOT NULL
+      UNION ALL SELECT "key", "finished_at", -1, 0, 1 FROM ex WHERE "acquired_at" IS NOT NULL AND "finished_at" IS NOT NULL
+      UNION ALL SELECT "key", "finished_at", 0, 0, 1 FROM ex WHERE "acquired_at" IS NULL AND "finished_at" IS NOT NULL
+      UNION ALL SELECT "key", "requested_at", 0, 1, 0 FROM ex
+      UNION ALL SELECT "key", coalesce("acquired_at", "finished_at"), 0, -1, 0 FROM ex
+        WHERE coalesce("acquired_at", "finished_at") IS NOT NULL
+    ), sums AS (
+      -- Ends sort before starts at the same instant, so a hand-over is not counted as two at once.
+      SELECT "key", t, run, wait, fin,
+        sum(run) OVER w AS in_flight, sum(wait) OVER w AS waiting,
+        CASE WHEN t < ${from} THEN -1 ELSE floor(extract(epoch FROM t - ${from}::timestamptz) / ${size})::int END AS bucket
+      FROM events WHERE t <= ${to}
+      WINDOW w AS (PARTITION BY "key" ORDER BY t, run, wait ROWS UNBOUNDED PRECEDING)
+    ), ranked AS (
+      SELECT *, row_number() OVER (PARTITION BY "key", bucket ORDER BY t DESC, run DESC, wait DESC) AS from_end
+      FROM sums
+    )
+    SELECT "key", bucket, max(in_flight)::int AS peak_in_flight, max(waiting)::int AS peak_waiting,
+      max(in_flight) FILTER (WHERE from_end = 1)::int AS end_in_flight,
+      max(waiting) FILTER (WHERE from_end = 1)::int AS end_waiting,
+      coalesce(sum(fin), 0)::int AS finished
+    FROM ranked GROUP BY "key", bucket ORDER BY "key", bucket`;
+
+  const summaries = await prisma.$queryRaw<SummaryRow[]>`
+    SELECT coalesce("limiter_key", ${EXECUTOR_KEY}) AS "key", count(*)::int AS finished,
+      count(*) FILTER (WHERE "finished_at" >= ${to}::timestamptz - interval '1 minute')::int AS last_minute,
+      percentile_cont(0.5) WITHIN GROUP (ORDER BY coalesce("compile_ms", 0) + "run_ms") AS run_p50,
+      percentile_cont(0.95) WITHIN GROUP (ORDER BY coalesce("compile_ms", 0) + "run_ms") AS run_p95,
+      percentile_cont(0.5) WITHIN GROUP (ORDER BY "queue_wait_ms") AS wait_p50,
+      percentile_cont(0.95) WITHIN GROUP (ORDER BY "queue_wait_ms") AS wait_p95
+    FROM "execution"
+    WHERE "requested_at" >= ${from}::timestamptz - ${LONGEST_RUN}::interval AND "finished_at" >= ${from}
+      AND "finished_at" <= ${to}
+    GROUP BY 1`;
+  const statuses = await prisma.$queryRaw<{ key: string; status: string; count: number }[]>`
+    SELECT coalesce("limiter_key", ${EXECUTOR_KEY}) AS "key", "status", count(*)::int AS "count"
+    FROM "execution"
+    WHERE "requested_at" >= ${from}::timestamptz - ${LONGEST_RUN}::interval AND "finished_at" >= ${from}
+      AND "finished_at" <= ${to}
+    GROUP BY 1, 2`;
+
+  const count = Math.ceil((options.minutes * 60) / size);
+  const keys = [...new Set([...window.map((row) => row.key), ...summaries.map((row) => row.key)])].sort();
+  return {
+    from: from.getTime(),
+    to: to.getTime(),
+    bucketSeconds: size,
+    keys: keys.map((key) => {
+      const rows = new Map(window.filter((row) => row.key === key).map((row) => [row.bucket, row]));
+      const before = rows.get(-1);
+      let inFlight = before?.end_in_flight ?? 0;
+      let waiting = before?.end_waiting ?? 0;
+      // A bucket without events holds whatever was running at the end of the one before.
+      const points = Array.from({ length: count }, (_, bucket): LoadPoint => {
+        const row = rows.get(bucket);
+        const point = {
+          t: from.getTime() + bucket * size * 1000,
+          inFlight: row ? row.peak_in_flight : inFlight,
+          waiting: row ? row.peak_waiting : waiting,
+          finished: row?.finished ?? 0,
+        };
+        if (row) {
+          inFlight = row.end_in_flight;
+          waiting = row.end_waiting;
+        }
+        return point;
+      });
+      const summary = summaries.find((row) => row.key === key);
+      return {
+        key,
+        points,
+        finished: summary?.finished ?? 0,
+        perSecond: (summary?.last_minute ?? 0) / 60,
+        runMs: { p50: summary?.run_p50 ?? null, p95: summary?.run_p95 ?? null },
+        queueWaitMs: { p50: summary?.wait_p50 ?? null, p95: summary?.wait_p95 ?? null },
+        statuses: Object.fromEntries(
+          statuses.filter((row) => row.key === key).map((row) => [row.status, row.count]),
+        ),
+      };
+    }),
+  };
+}

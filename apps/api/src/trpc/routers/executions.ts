@@ -1,0 +1,109 @@
+import { TRPCError, type TRPCRouterRecord } from '@trpc/server';
+import { z } from 'zod';
+import { publicProcedure } from '../init';
+
+const STATUSES = ['Success', 'Failed', 'SandboxError'] as const;
+
+const listInput = z.object({
+  status: z.enum(STATUSES).optional(),
+  language: z.string().min(1).max(40).optional(),
+  /** Requested at or after, ms since the epoch. */
+  from: z.number().optional(),
+  /** Requested before, ms since the epoch. */
+  to: z.number().optional(),
+  sessionId: z.string().min(1).max(20).optional(),
+  limit: z.int().min(1).max(200).default(50),
+  /** `{requestedAt ms}:{id}` of the last row of the previous page. */
+  cursor: z
+    .string()
+    .regex(/^\d+:[0-9a-f-]{36}$/)
+    .nullish(),
+});
+
+/** Executions from every door (/run_code, /run_jupyter, sessions), newest first. */
+export const executionsRouter = {
+  list: publicProcedure.input(listInput).query(async ({ ctx, input }) => {
+    const [cursorMs, cursorId] = input.cursor ? input.cursor.split(':') : [];
+    const cursorAt = cursorMs ? new Date(Number(cursorMs)) : undefined;
+    const rows = await ctx.prisma.execution.findMany({
+      where: {
+        ...(input.status ? { status: input.status } : {}),
+        ...(input.language ? { language: input.language } : {}),
+        ...(input.sessionId ? { sessionId: input.sessionId } : {}),
+        requestedAt: {
+          ...(input.from !== undefined ? { gte: new Date(input.from) } : {}),
+          ...(input.to !== undefined ? { lt: new Date(input.to) } : {}),
+        },
+        // Keyset pagination: stable under inserts, and as fast on page 1,000 as on page 1.
+        ...(cursorAt && cursorId
+          ? { OR: [{ requestedAt: { lt: cursorAt } }, { requestedAt: cursorAt, id: { lt: cursorId } }] }
+          : {}),
+      },
+      orderBy: [{ requestedAt: 'desc' }, { id: 'desc' }],
+      take: input.limit + 1,
+      select: {
+        id: true,
+        source: true,
+        language: true,
+        status: true,
+        runStatus: true,
+        returnCode: true,
+        requestedAt: true,
+        queueWaitMs: true,
+        compileMs: true,
+        runMs: true,
+        sessionId: true,
+        limiterKey: true,
+      },
+    });
+    const page = rows.slice(0, input.limit);
+    const last = page.at(-1);
+    return {
+      items: page,
+      nextCursor: rows.length > input.limit && last ? `${last.requestedAt.getTime()}:${last.id}` : null,
+    };
+  }),
+
+  /** Languages seen among the latest executions, for the filter. */
+  languages: publicProcedure.query(async ({ ctx }) => {
+    const rows = await ctx.prisma.$queryRaw<{ language: string }[]>`
+      SELECT DISTINCT "language" FROM (SELECT "language" FROM "execution" ORDER BY "requested_at" DESC LIMIT 5000) latest
+      ORDER BY 1`;
+    return rows.map((row) => row.language);
+  }),
+
+  byId: publicProcedure.input(z.object({ id: z.string() })).query(async ({ ctx, input }) => {
+    const parsed = z.uuid().safeParse(input.id);
+    const execution = parsed.success
+      ? await ctx.prisma.execution.findUnique({
+          where: { id: parsed.data },
+          select: {
+            id: true,
+            source: true,
+            language: true,
+            code: true,
+            stdin: true,
+            status: true,
+            message: true,
+            compileStatus: true,
+            runStatus: true,
+            returnCode: true,
+            stdout: true,
+            stderr: true,
+            outputTruncated: true,
+            limiterKey: true,
+            requestedAt: true,
+            acquiredAt: true,
+            finishedAt: true,
+            queueWaitMs: true,
+            compileMs: true,
+            runMs: true,
+            workerId: true,
+            sessionId: true,
+          },
+        })
+      : null;
+    if (!execution) throw new TRPCError({ code: 'NOT_FOUND', message: `no execution has id ${input.id}` });
+    return execution;
+  }),
+} satisfies TRPCRouterRecord;

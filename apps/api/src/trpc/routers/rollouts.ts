@@ -1,0 +1,336 @@
+import type { PrismaClient } from '@fusebox/db/client';
+import { Prisma } from '@fusebox/db/prisma';
+import { TRPCError, type TRPCRouterRecord } from '@trpc/server';
+import { z } from 'zod';
+import { matchRanges } from '../../rollouts/match-ranges';
+import { sampleFilterSchema, sampleOrder, sampleWhere } from '../../rollouts/sample-filter';
+import { parseSearchQuery } from '../../rollouts/search-query';
+import { snippet } from '../../rollouts/snippet';
+import { publicProcedure } from '../init';
+
+/** Score histograms use one bucket per value when a run has at most this many distinct scores (0/1 rewards). */
+const MAX_EXACT_BUCKETS = 12;
+const HISTOGRAM_BINS = 10;
+/** Search counts stop here: "1000+ matches" is as useful as an exact count, and much cheaper. */
+const SEARCH_COUNT_CAP = 1000;
+
+const runInput = z.object({ runId: z.uuid() });
+const sampleKey = z.object({ runId: z.uuid(), step: z.int(), line: z.int() });
+
+/** What a sample-list row needs: short previews, never the whole text. */
+interface SampleListRow {
+  id: string;
+  line: number;
+  score: number | null;
+  requestId: string | null;
+  extras: Record<string, unknown>;
+  prompt: string;
+  answer: string;
+  chars: number;
+  total: bigint;
+}
+
+async function assertRun(ctx: { prisma: PrismaClient }, runId: string) {
+  const run = await ctx.prisma.rolloutRun.findUnique({
+    where: { id: runId },
+    select: { id: true, name: true },
+  });
+  if (!run) throw new TRPCError({ code: 'NOT_FOUND', message: `no rollout run has id ${runId}` });
+  return run;
+}
+
+/** Rollout runs imported by `fusebox rollouts import`: steps, samples, full-text search. */
+export const rolloutsRouter = {
+  runs: publicProcedure.query(async ({ ctx }) => {
+    const runs = await ctx.prisma.$queryRaw<
+      {
+        id: string;
+        name: string;
+        sourceDir: string;
+        updatedAt: Date;
+        steps: number;
+        samples: bigint;
+        rejected: bigint;
+        lastStep: number | null;
+      }[]
+    >`SELECT r."id", r."name", r."source_dir" AS "sourceDir", r."updated_at" AS "updatedAt",
+        count(f."id")::int AS "steps", coalesce(sum(f."lines_read" - f."lines_rejected"), 0)::bigint AS "samples",
+        coalesce(sum(f."lines_rejected"), 0)::bigint AS "rejected", max(f."step") AS "lastStep"
+      FROM "rollout_run" r LEFT JOIN "rollout_file" f ON f."run_id" = r."id"
+      GROUP BY r."id" ORDER BY r."updated_at" DESC`;
+    return runs.map((run) => ({ ...run, samples: Number(run.samples), rejected: Number(run.rejected) }));
+  }),
+
+  /** Score statistics per step, for the chart of score over steps and the step table. */
+  steps: publicProcedure.input(runInput).query(async ({ ctx, input }) => {
+    const run = await assertRun(ctx, input.runId);
+    const steps = await ctx.prisma.$queryRaw<
+      {
+        step: number;
+        samples: number;
+        scored: number;
+        mean: number | null;
+        min: number | null;
+        max: number | null;
+        p10: number | null;
+        median: number | null;
+        p90: number | null;
+      }[]
+    >`SELECT "step", count(*)::int AS "samples", count("score")::int AS "scored", avg("score") AS "mean",
+        min("score") AS "min", max("score") AS "max",
+        percentile_cont(0.1) WITHIN GROUP (ORDER BY "score") AS "p10",
+        percentile_cont(0.5) WITHIN GROUP (ORDER BY "score") AS "median",
+        percentile_cont(0.9) WITHIN GROUP (ORDER BY "score") AS "p90"
+      FROM "rollout_sample" WHERE "run_id" = ${input.runId}::uuid GROUP BY "step" ORDER BY "step"`;
+    const distinct = await ctx.prisma.$queryRaw<{ score: number }[]>`
+      SELECT DISTINCT "score" FROM "rollout_sample"
+      WHERE "run_id" = ${input.runId}::uuid AND "score" IS NOT NULL ORDER BY "score" LIMIT ${MAX_EXACT_BUCKETS + 1}`;
+    const lo = Math.min(...steps.map((step) => step.min ?? Infinity));
+    const hi = Math.max(...steps.map((step) => step.max ?? -Infinity));
+    const exact = distinct.length <= MAX_EXACT_BUCKETS;
+    const buckets = exact
+      ? distinct.map(({ score }) => ({ label: formatScore(score), lo: score, hi: score }))
+      : Array.from({ length: HISTOGRAM_BINS }, (_, index) => {
+          const from = lo + ((hi - lo) * index) / HISTOGRAM_BINS;
+          const to = lo + ((hi - lo) * (index + 1)) / HISTOGRAM_BINS;
+          return { label: `${formatScore(from)}–${formatScore(to)}`, lo: from, hi: to };
+        });
+    const counts = buckets.length
+      ? await ctx.prisma.$queryRaw<{ step: number; bucket: number; count: number }[]>(
+          exact
+            ? Prisma.sql`SELECT "step", array_position(${distinct.map((row) => row.score)}::double precision[], "score") - 1 AS "bucket",
+                count(*)::int AS "count" FROM "rollout_sample"
+                WHERE "run_id" = ${input.runId}::uuid AND "score" IS NOT NULL GROUP BY 1, 2`
+            : Prisma.sql`SELECT "step", least(width_bucket("score", ${lo}, ${hi}, ${HISTOGRAM_BINS}), ${HISTOGRAM_BINS}) - 1 AS "bucket",
+                count(*)::int AS "count" FROM "rollout_sample"
+                WHERE "run_id" = ${input.runId}::uuid AND "score" IS NOT NULL GROUP BY 1, 2`,
+        )
+      : [];
+    const files = await ctx.prisma.rolloutFile.findMany({
+      where: { runId: input.runId },
+      select: { step: true, name: true, linesRejected: true },
+    });
+    const histograms = new Map<number, number[]>();
+    for (const { step, bucket, count } of counts) {
+      const histogram = histograms.get(step) ?? new Array<number>(buckets.length).fill(0);
+      histogram[bucket] = (histogram[bucket] ?? 0) + count;
+      histograms.set(step, histogram);
+    }
+    const fileOf = new Map(files.map((file) => [file.step, file]));
+    return {
+      run,
+      buckets,
+      steps: steps.map((step) => ({
+        ...step,
+        histogram: histograms.get(step.step) ?? new Array<number>(buckets.length).fill(0),
+        file: fileOf.get(step.step)?.name ?? null,
+        rejected: fileOf.get(step.step)?.linesRejected ?? 0,
+      })),
+    };
+  }),
+
+  /** The extra fields of a step's samples (acc, pred, …), with their kinds and commonest values, for filters. */
+  fields: publicProcedure
+    .input(z.object({ runId: z.uuid(), step: z.int() }))
+    .query(async ({ ctx, input }) => {
+      const rows = await ctx.prisma.$queryRaw<{ name: string; kind: string; value: string; count: number }[]>`
+        SELECT e."key" AS "name", jsonb_typeof(e."value") AS "kind", e."value" #>> '{}' AS "value",
+          count(*)::int AS "count"
+        FROM "rollout_sample" s, jsonb_each(s."extras") e
+        WHERE s."run_id" = ${input.runId}::uuid AND s."step" = ${input.step}
+        GROUP BY 1, 2, 3 ORDER BY 1, 4 DESC`;
+      const fields = new Map<
+        string,
+        { name: string; kinds: string[]; values: { value: string; count: number }[] }
+      >();
+      for (const row of rows) {
+        const field = fields.get(row.name) ?? { name: row.name, kinds: [], values: [] };
+        if (!field.kinds.includes(row.kind)) field.kinds.push(row.kind);
+        field.values.push({ value: row.value, count: row.count });
+        fields.set(row.name, field);
+      }
+      return [...fields.values()].map((field) => ({
+        name: field.name,
+        kinds: field.kinds,
+        distinct: field.values.length,
+        top: field.values.slice(0, 12),
+      }));
+    }),
+
+  /** One page of a step's samples under the filters, with previews (the question and the answer's end). */
+  samples: publicProcedure
+    .input(
+      sampleFilterSchema.extend({
+        cursor: z.int().min(0).nullish(),
+        limit: z.int().min(1).max(200).default(100),
+      }),
+    )
+    .query(async ({ ctx, input }) => {
+      const offset = input.cursor ?? 0;
+      const rows = await ctx.prisma.$queryRaw<SampleListRow[]>`
+        SELECT "id", "line", "score", "request_id" AS "requestId", "extras",
+          left(substr("input", strpos("input", E'\nuser\n') + 6), 160) AS "prompt",
+          right("output", 160) AS "answer", length("input") + length("output") AS "chars",
+          count(*) OVER () AS "total"
+        FROM "rollout_sample" WHERE ${sampleWhere(input)}
+        ORDER BY ${sampleOrder(input.sort)} LIMIT ${input.limit} OFFSET ${offset}`;
+      const total =
+        rows.length > 0
+          ? Number(rows[0]!.total)
+          : offset === 0
+            ? 0
+            : Number(
+                (
+                  await ctx.prisma.$queryRaw<{ total: bigint }[]>`
+                    SELECT count(*) AS "total" FROM "rollout_sample" WHERE ${sampleWhere(input)}`
+                )[0]?.total ?? 0,
+              );
+      return {
+        items: rows.map(({ total: _total, ...row }) => row),
+        total,
+        nextCursor: offset + rows.length < total ? offset + rows.length : null,
+      };
+    }),
+
+  /** One sample in full, with where it sits among the filtered samples and its prompt's other samples. */
+  sample: publicProcedure
+    .input(sampleKey.extend({ filter: sampleFilterSchema.omit({ runId: true, step: true }).optional() }))
+    .query(async ({ ctx, input }) => {
+      const sample = await ctx.prisma.rolloutSample.findUnique({
+        where: { runId_step_line: { runId: input.runId, step: input.step, line: input.line } },
+        select: {
+          id: true,
+          step: true,
+          line: true,
+          requestId: true,
+          input: true,
+          output: true,
+          gts: true,
+          score: true,
+          extras: true,
+          promptHash: true,
+          run: { select: { id: true, name: true } },
+        },
+      });
+      if (!sample) {
+        throw new TRPCError({
+          code: 'NOT_FOUND',
+          message: `no sample at step ${input.step}, line ${input.line} of this run`,
+        });
+      }
+      const filter = sampleFilterSchema.parse({ ...input.filter, runId: input.runId, step: input.step });
+      const [position] = await ctx.prisma.$queryRaw<
+        { index: bigint; total: bigint; prev: number | null; next: number | null }[]
+      >`
+        WITH ordered AS (
+          SELECT "line", row_number() OVER (ORDER BY ${sampleOrder(filter.sort)}) AS "index",
+            count(*) OVER () AS "total",
+            lag("line") OVER (ORDER BY ${sampleOrder(filter.sort)}) AS "prev",
+            lead("line") OVER (ORDER BY ${sampleOrder(filter.sort)}) AS "next"
+          FROM "rollout_sample" WHERE ${sampleWhere(filter)}
+        )
+        SELECT "index", "total", "prev", "next" FROM ordered WHERE "line" = ${input.line}`;
+      const [neighbourSteps] = await ctx.prisma.$queryRaw<
+        { prevStep: number | null; nextStep: number | null }[]
+      >`
+        SELECT (SELECT max("step") FROM "rollout_file" WHERE "run_id" = ${input.runId}::uuid AND "step" < ${input.step}) AS "prevStep",
+          (SELECT min("step") FROM "rollout_file" WHERE "run_id" = ${input.runId}::uuid AND "step" > ${input.step}) AS "nextStep"`;
+      const samePrompt = await ctx.prisma.rolloutSample.findMany({
+        where: { runId: input.runId, promptHash: sample.promptHash, NOT: { id: sample.id } },
+        orderBy: [{ step: 'asc' }, { line: 'asc' }],
+        take: 100,
+        select: { step: true, line: true, score: true },
+      });
+      const { promptHash: _hash, ...rest } = sample;
+      return {
+        ...rest,
+        extras: sample.extras as Record<string, unknown>,
+        position: position
+          ? {
+              index: Number(position.index),
+              total: Number(position.total),
+              prev: position.prev,
+              next: position.next,
+            }
+          : null,
+        prevStep: neighbourSteps?.prevStep ?? null,
+        nextStep: neighbourSteps?.nextStep ?? null,
+        samePrompt,
+      };
+    }),
+
+  /** The first sample of a step under the filters, for moving to the next or previous step. */
+  firstSample: publicProcedure.input(sampleFilterSchema).query(async ({ ctx, input }) => {
+    const [row] = await ctx.prisma.$queryRaw<{ line: number }[]>`
+      SELECT "line" FROM "rollout_sample" WHERE ${sampleWhere(input)} ORDER BY ${sampleOrder(input.sort)} LIMIT 1`;
+    return { line: row?.line ?? null };
+  }),
+
+  /**
+   * Full-text search over every sample's input and output, across all steps or one. Words match whole and
+   * case-insensitively through the GIN index on `search_terms`; phrases are then checked verbatim. Each hit
+   * carries a snippet with its matches marked.
+   */
+  search: publicProcedure
+    .input(
+      z.object({
+        runId: z.uuid(),
+        q: z.string().min(1).max(500),
+        step: z.int().optional(),
+        cursor: z.int().min(0).nullish(),
+        limit: z.int().min(1).max(100).default(50),
+      }),
+    )
+    .query(async ({ ctx, input }) => {
+      const query = parseSearchQuery(input.q);
+      if (query.terms.length === 0) {
+        throw new TRPCError({
+          code: 'BAD_REQUEST',
+          message: 'type at least one word (letters or digits) to search',
+        });
+      }
+      const conditions = [
+        Prisma.sql`"run_id" = ${input.runId}::uuid`,
+        Prisma.sql`"search_terms" @> ${query.terms}::text[]`,
+        ...(input.step === undefined ? [] : [Prisma.sql`"step" = ${input.step}`]),
+        ...query.phrases.map(
+          (phrase) =>
+            Prisma.sql`(strpos(lower("output"), ${phrase}) > 0 OR strpos(lower("input"), ${phrase}) > 0)`,
+        ),
+      ];
+      const where = Prisma.join(conditions, ' AND ');
+      const offset = input.cursor ?? 0;
+      const rows = await ctx.prisma.$queryRaw<
+        { step: number; line: number; score: number | null; input: string; output: string }[]
+      >`SELECT "step", "line", "score", "input", "output" FROM "rollout_sample" WHERE ${where}
+        ORDER BY "step", "line" LIMIT ${input.limit} OFFSET ${offset}`;
+      const [counted] = await ctx.prisma.$queryRaw<{ count: number }[]>`
+        SELECT count(*)::int AS "count" FROM (SELECT 1 FROM "rollout_sample" WHERE ${where}
+        LIMIT ${SEARCH_COUNT_CAP + 1}) matches`;
+      const count = counted?.count ?? 0;
+      return {
+        query,
+        total: Math.min(count, SEARCH_COUNT_CAP),
+        capped: count > SEARCH_COUNT_CAP,
+        items: rows.map((row) => {
+          const outputRanges = matchRanges(row.output, query);
+          const where = outputRanges.length > 0 ? 'output' : 'input';
+          return {
+            step: row.step,
+            line: row.line,
+            score: row.score,
+            where,
+            snippet: snippet(row.output, outputRanges) ??
+              snippet(row.input, matchRanges(row.input, query)) ?? [
+                { text: row.output.slice(0, 180), match: false },
+              ],
+          } as const;
+        }),
+        nextCursor: offset + rows.length < Math.min(count, SEARCH_COUNT_CAP) ? offset + rows.length : null,
+      };
+    }),
+} satisfies TRPCRouterRecord;
+
+function formatScore(score: number): string {
+  return Number.isInteger(score) ? String(score) : score.toFixed(2);
+}

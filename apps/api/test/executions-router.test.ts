@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RouterContext, createRouterContext } from './router-context';
+
+describe('the executions router', () => {
+  let context: RouterContext;
+  let services: RouterContext['services'];
+  let caller: RouterContext['caller'];
+  const base = Date.parse('2026-11-20T12:00:00Z');
+
+  beforeAll(async () => {
+    context = await createRouterContext();
+    ({ services, caller } = context);
+    await services.prisma.execution.createMany({
+      data: Array.from({ length: 7 }, (_, index) => ({
+        source: 'run_code',
+        language: index % 2 ? 'bash' : 'python',
+        code: `print(${index})`,
+        status: index === 3 ? 'Failed' : 'Success',
+        stdout: `${index}\n`,
+        requestedAt: new Date(base + index * 1000),
+        acquiredAt: new Date(base + index * 1000 + 5),
+        finishedAt: new Date(base + index * 1000 + 40),
+        queueWaitMs: 5,
+        runMs: 35,
+      })),
+    });
+  });
+  afterAll(() => context?.close());
+
+  it('pages newest first with a cursor that neither skips nor repeats', async () => {
+    const first = await caller.executions.list({ limit: 3 });
+    const second = await caller.executions.list({ limit: 3, cursor: first.nextCursor });
+    const third = await caller.executions.list({ limit: 3, cursor: second.nextCursor });
+    const codes = [...first.items, ...second.items, ...third.items].map(
+      (item) => item.requestedAt.getTime() - base,
+    );
+    expect(codes).toEqual([6000, 5000, 4000, 3000, 2000, 1000, 0]);
+    expect(third.nextCursor).toBeNull();
+  });
+
+  it('filters by status, language and time range', async () => {
+    expect((await caller.executions.list({ status: 'Failed' })).items).toHaveLength(1);
+    expect((await caller.executions.list({ language: 'bash' })).items).toHaveLength(3);
+    const range = await caller.executions.list({ from: base + 2000, to: base + 4000 });
+    expect(range.items.map((item) => item.requestedAt.getTime() - base)).toEqual([3000, 2000]);
+    expect(await caller.executions.languages()).toEqual(['bash', 'python']);
+  });
+
+  it('shows one execution in full, and NOT_FOUND for an unknown or malformed id', async () => {
+    const [latest] = (await caller.executions.list({ limit: 1 })).items;
+    const execution = await caller.executions.byId({ id: latest!.id });
+    expect(execution).toMatchObject({ code: 'print(6)', stdout: '6\n', queueWaitMs: 5, runMs: 35 });
+    await expect(caller.executions.byId({ id: 'nope' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(
+      caller.executions.byId({ id: '0190d6c2-0000-7000-8000-000000000000' }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});

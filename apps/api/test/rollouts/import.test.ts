@@ -1,0 +1,153 @@
+import { appendFile, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connectPostgres } from '@fusebox/db/sql-client';
+import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ImportProblem } from '../../src/rollouts/import-file';
+import { importDump } from '../../src/rollouts/import-dump';
+import { watchDump } from '../../src/rollouts/watch-dump';
+import { runCli } from '../serve-process';
+import { dumpLine, writeDump } from './dump-fixture';
+
+describe('importing verl rollout dumps', () => {
+  let database: TestDatabase;
+  let client: pg.Client;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    client = await connectPostgres(database.url);
+  });
+  afterAll(async () => {
+    await client?.end();
+    await database?.drop();
+  });
+
+  async function count(runName: string): Promise<number> {
+    const { rows } = await client.query<{ count: number }>(
+      'SELECT count(*)::int AS count FROM rollout_sample s JOIN rollout_run r ON r.id = s.run_id WHERE r.name = $1',
+      [runName],
+    );
+    return rows[0]!.count;
+  }
+
+  it('imports every step file with its scores and extras, and a re-import adds nothing', async () => {
+    const dir = await writeDump({
+      '1.jsonl': [dumpLine({ score: 0 }), dumpLine({ score: 1, request_id: 'r-2' })],
+      '2.jsonl': [dumpLine({ step: 2, score: 0.5, acc: false })],
+    });
+    const first = await importDump(client, { dir, name: 'twice' });
+    expect(first).toMatchObject({ files: 2, added: 3, rejected: 0 });
+    const second = await importDump(client, { dir, name: 'twice' });
+    expect(second).toMatchObject({ files: 2, added: 0, rejected: 0 });
+    expect(await count('twice')).toBe(3);
+    const { rows } = await client.query(
+      `SELECT step, line, score, request_id, extras FROM rollout_sample s JOIN rollout_run r ON r.id = s.run_id
+       WHERE r.name = 'twice' ORDER BY step, line`,
+    );
+    expect(rows).toEqual([
+      { step: 1, line: 1, score: 0, request_id: null, extras: { acc: true, pred: '42' } },
+      { step: 1, line: 2, score: 1, request_id: 'r-2', extras: { acc: true, pred: '42' } },
+      { step: 2, line: 1, score: 0.5, request_id: null, extras: { acc: false, pred: '42' } },
+    ]);
+  });
+
+  it('imports only the lines appended since the last import', async () => {
+    const dir = await writeDump({ '1.jsonl': [dumpLine()] });
+    await importDump(client, { dir, name: 'appended' });
+    await appendFile(join(dir, '1.jsonl'), `${JSON.stringify(dumpLine({ score: 0 }))}\n`);
+    const again = await importDump(client, { dir, name: 'appended' });
+    expect(again.added).toBe(1);
+    expect(await count('appended')).toBe(2);
+  });
+
+  it('reports malformed lines as file:line and imports the rest', async () => {
+    const dir = await writeDump({
+      '3.jsonl': [
+        dumpLine(),
+        '{"input": "cut off',
+        dumpLine({ output: 7 }),
+        '[1, 2]',
+        dumpLine({ score: 0 }),
+      ],
+    });
+    const problems: ImportProblem[] = [];
+    const summary = await importDump(client, { dir, name: 'malformed', onProblem: (p) => problems.push(p) });
+    expect(summary).toMatchObject({ added: 2, rejected: 3 });
+    expect(problems.map((p) => `${p.file}:${p.line}`)).toEqual(['3.jsonl:2', '3.jsonl:3', '3.jsonl:4']);
+    expect(problems[0]!.problem).toContain('not valid JSON');
+    expect(problems[1]!.problem).toContain('"output" must be a string');
+    expect(problems[2]!.problem).toBe('not a JSON object');
+    const { rows } = await client.query(
+      `SELECT line FROM rollout_sample s JOIN rollout_run r ON r.id = s.run_id WHERE r.name = 'malformed' ORDER BY line`,
+    );
+    expect(rows.map((row: { line: number }) => row.line)).toEqual([1, 5]);
+  });
+
+  it("reads Python's NaN scores as missing instead of rejecting the line", async () => {
+    const dir = await writeDump({
+      '1.jsonl': ['{"input": "user\\nhi\\n", "output": "hello", "score": NaN, "step": 1}'],
+    });
+    const summary = await importDump(client, { dir, name: 'nan' });
+    expect(summary).toMatchObject({ added: 1, rejected: 0 });
+  });
+
+  it('handles what crashes verl’s viewer: non-numeric names and an empty first file', async () => {
+    const dir = await writeDump({ '0.jsonl': [], 'latest.jsonl': [dumpLine()], '1.jsonl': [dumpLine()] });
+    const summary = await importDump(client, { dir, name: 'odd-names' });
+    expect(summary).toMatchObject({ files: 2, added: 1 });
+    expect(summary.skipped).toEqual([
+      { name: 'latest.jsonl', reason: 'the name is not a step number ({step}.jsonl)' },
+    ]);
+  });
+
+  it('says so, without a stack trace, when the directory has no dump files', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'fusebox-empty-'));
+    await writeFile(join(dir, 'notes.txt'), 'nothing here');
+    const result = await runCli(['rollouts', 'import', dir], { DATABASE_URL: database.url });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`no {step}.jsonl files in ${dir}`);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('prints malformed lines and a summary from the command line', async () => {
+    const dir = await writeDump({ '1.jsonl': [dumpLine(), 'not json'], 'x.jsonl': [dumpLine()] });
+    const result = await runCli(['rollouts', 'import', dir, '--name', 'cli'], { DATABASE_URL: database.url });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('1.jsonl:2: not valid JSON');
+    expect(result.stderr).toContain('x.jsonl: skipped, the name is not a step number');
+    expect(result.stdout).toContain('run "cli": imported 1 samples');
+    const again = await runCli(['rollouts', 'import', dir, '--name', 'cli'], { DATABASE_URL: database.url });
+    expect(again.stdout).toContain('nothing new');
+  });
+
+  it('refuses to mix two directories into one run name', async () => {
+    const a = await writeDump({ '1.jsonl': [dumpLine()] });
+    const b = await writeDump({ '1.jsonl': [dumpLine()] });
+    await importDump(client, { dir: a, name: 'shared-name' });
+    await expect(importDump(client, { dir: b, name: 'shared-name' })).rejects.toThrow('pass --name');
+  });
+
+  it('--watch picks up steps written while it runs, leaving a half-written line for later', async () => {
+    const dir = await writeDump({ '1.jsonl': [dumpLine()] });
+    const watcher = await connectPostgres(database.url);
+    const stop = new AbortController();
+    const passes: number[] = [];
+    const watching = watchDump(watcher, {
+      dir,
+      name: 'watched',
+      signal: stop.signal,
+      intervalMs: 100,
+      onPass: (summary) => passes.push(summary.added),
+    });
+    await expect.poll(() => count('watched')).toBe(1);
+    await writeFile(join(dir, '2.jsonl'), `${JSON.stringify(dumpLine({ step: 2 }))}\n{"input": "half`);
+    await expect.poll(() => count('watched')).toBe(2);
+    await appendFile(join(dir, '2.jsonl'), ' done", "output": "ok", "score": 1}\n');
+    await expect.poll(() => count('watched')).toBe(3);
+    stop.abort();
+    await watching;
+    await watcher.end();
+    expect(passes.reduce((a, b) => a + b, 0)).toBe(3);
+  });
+});
