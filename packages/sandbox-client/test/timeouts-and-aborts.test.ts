@@ -24,6 +24,21 @@ describe('timeouts', () => {
     expect(performance.now() - started).toBeLessThan(30_000);
     expect(server.requests).toHaveLength(1);
   });
+  it('times out each call at its own deadline, whatever order they started in', async () => {
+    const { server, client } = await clientAgainst(neverAnswers);
+    const settled: string[] = [];
+    const track = (name: string, promise: Promise<unknown>) =>
+      promise.catch((error: unknown) => {
+        settled.push(name);
+        return error;
+      });
+    const slow = track('slow', client.runCode(REQUEST, { timeoutMs: 600 }));
+    const fast = track('fast', client.runCode(REQUEST, { timeoutMs: 100 }));
+    expect(await fast).toMatchObject({ code: 'FUSEBOX_SANDBOX_TIMEOUT', timeoutMs: 100 });
+    expect(await slow).toMatchObject({ code: 'FUSEBOX_SANDBOX_TIMEOUT', timeoutMs: 600 });
+    expect(settled).toEqual(['fast', 'slow']);
+    expect(server.requests).toHaveLength(2);
+  });
 });
 
 describe('aborts', () => {
