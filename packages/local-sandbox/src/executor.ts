@@ -6,6 +6,7 @@ import {
   runJupyterRequestSchema,
 } from '@fusebox/sandbox-client/protocol';
 import { type CodeRunOutcome, runCodeRequest } from './code-runner';
+import { ExecutorClosedError } from './errors/executor-closed-error';
 import { isLocalSandboxError } from './errors/local-sandbox-error';
 import {
   type ExecutorOptions,
@@ -63,6 +64,9 @@ export class Executor {
   readonly #gate: FifoGate;
   readonly #codePool: SandboxPool;
   readonly #interpreterPool: SandboxPool;
+  /** Aborts every execution in flight when the executor closes. */
+  readonly #closing = new AbortController();
+  readonly #inFlight = new Set<Promise<unknown>>();
 
   private constructor(launcher: SandboxLauncher, options: ResolvedExecutorOptions) {
     this.options = options;
@@ -108,28 +112,26 @@ export class Executor {
   /**
    * Runs a `/run_code` request. Resolves with SandboxFusion's response even for failures of the sandbox
    * (`SandboxError`). Rejects with a ZodError for an invalid request, `QueueFullError` when the queue is full,
-   * `ExecutorClosedError` after `close()`, or `signal.reason` when aborted (the run is killed).
+   * `ExecutorClosedError` when the executor closes, or `signal.reason` when aborted (the run is killed).
    */
   async runCode(
     input: RunCodeRequestInput,
     { signal }: { signal?: AbortSignal } = {},
   ): Promise<CodeExecution> {
     const request = runCodeRequestSchema.parse(input);
-    const { result, timing } = await gated(
-      this.#gate,
-      () =>
-        runCodeRequest(
-          request,
-          {
-            launcher: this.#launcher,
-            pool: this.#codePool,
-            limits: { fetchLimitBytes: this.options.fetchLimitBytes },
-          },
-          { signal },
-        ),
-      { signal },
-    );
-    return { ...result, timing };
+    return this.#track(signal, async (aborted) => {
+      const sandboxes = {
+        launcher: this.#launcher,
+        pool: this.#codePool,
+        limits: { fetchLimitBytes: this.options.fetchLimitBytes },
+      };
+      const { result, timing } = await gated(
+        this.#gate,
+        () => runCodeRequest(request, sandboxes, { signal: aborted }),
+        { signal: aborted },
+      );
+      return { ...result, timing };
+    });
   }
 
   /** Runs a `/run_jupyter` request; rejects like {@link Executor.runCode}. */
@@ -138,27 +140,26 @@ export class Executor {
     { signal }: { signal?: AbortSignal } = {},
   ): Promise<JupyterExecution> {
     const request = runJupyterRequestSchema.parse(input);
-    const { result, timing } = await gated(
-      this.#gate,
-      async () => {
-        try {
-          return await runJupyterRequest(
-            request,
-            {
-              pool: this.#interpreterPool,
-              outputLimitBytes: this.options.outputLimitBytes,
-              fetchLimitBytes: this.options.fetchLimitBytes,
-            },
-            { signal },
-          );
-        } catch (error) {
-          if (signal?.aborted || !isLocalSandboxError(error)) throw error;
-          return { response: sandboxError(error.message), outputTruncated: false };
-        }
-      },
-      { signal },
-    );
-    return { ...result, timing };
+    const interpreters = {
+      pool: this.#interpreterPool,
+      outputLimitBytes: this.options.outputLimitBytes,
+      fetchLimitBytes: this.options.fetchLimitBytes,
+    };
+    return this.#track(signal, async (aborted) => {
+      const { result, timing } = await gated(
+        this.#gate,
+        async () => {
+          try {
+            return await runJupyterRequest(request, interpreters, { signal: aborted });
+          } catch (error) {
+            if (aborted.aborted || !isLocalSandboxError(error)) throw error;
+            return { response: sandboxError(error.message), outputTruncated: false };
+          }
+        },
+        { signal: aborted },
+      );
+      return { ...result, timing };
+    });
   }
 
   stats(): ExecutorStats {
@@ -172,14 +173,32 @@ export class Executor {
   }
 
   /**
-   * Refuses new work, rejects what is queued, closes every session, waits for running executions' sandboxes to
-   * be cleaned up, and removes the executor's cgroups and temporary files.
+   * Refuses new work, rejects what is queued, kills what is running (it rejects with ExecutorClosedError),
+   * closes every session, waits for every sandbox to be cleaned up, and removes the executor's cgroups and
+   * temporary files.
    */
   async close(): Promise<void> {
     this.#gate.close();
+    this.#closing.abort(new ExecutorClosedError());
     this.sessions.closeAll();
+    await Promise.allSettled([...this.#inFlight]);
     await Promise.all([this.#codePool.close(), this.#interpreterPool.close()]);
     this.#launcher.close();
+  }
+
+  /**
+   * Runs an execution that `close()` can cut short: it gets a signal that aborts with the caller's reason, or
+   * with ExecutorClosedError when the executor closes; `close()` waits for it to end.
+   */
+  async #track<T>(signal: AbortSignal | undefined, execute: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const aborted = signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal;
+    const running = execute(aborted);
+    this.#inFlight.add(running);
+    try {
+      return await running;
+    } finally {
+      this.#inFlight.delete(running);
+    }
   }
 }
 

@@ -103,7 +103,7 @@ export class SandboxLauncher {
     this.options = options;
     this.#cgroups = cgroups;
     this.#toolchains = toolchains;
-    this.#runtimeDir = mkdtempSync(join(tmpdir(), 'fusebox-sandbox-'));
+    this.#runtimeDir = mkdtempSync(join(tmpdir(), `fusebox-sandbox-${process.pid}-`));
     const bwrap = options.isolation === 'bwrap';
     this.#pathDirs = [
       ...toolchains.map((root) => ({
@@ -187,7 +187,7 @@ export class SandboxLauncher {
       maxProcesses: this.options.maxProcesses,
       memoryBytes: this.options.memoryCapBytes,
     });
-    const hostDir = bwrap ? undefined : mkdtempSync(join(tmpdir(), 'fusebox-run-'));
+    const hostDir = bwrap ? undefined : mkdtempSync(join(tmpdir(), `fusebox-run-${process.pid}-`));
     const inside = hostDir ?? `/tmp/${randomName()}`;
     const argv = bwrap
       ? [
@@ -231,7 +231,7 @@ export class SandboxLauncher {
     };
     const events = new LineChannel(readableFd(child, 4));
     const outputs = captureOutputs(child, this.options.outputLimitBytes);
-    const info = bwrap ? readAll(readableFd(child, INFO_FD)) : undefined;
+    const info = bwrap ? readInfo(readableFd(child, INFO_FD)) : undefined;
 
     const timer = setTimeout(killTree, START_TIMEOUT_MS);
     const first = await events.next();
@@ -254,7 +254,8 @@ export class SandboxLauncher {
       workdir = { inside, host: hostDir, release: releaseDirectory(hostDir) };
     } else {
       try {
-        const { 'child-pid': pid } = JSON.parse(await (info as Promise<string>)) as { 'child-pid': number };
+        const pid = (await info)?.['child-pid'];
+        if (pid === undefined) throw new Error('bubblewrap did not report the sandbox pid');
         const fd = openSync(`/proc/${pid}/root${inside}`, constants.O_RDONLY | constants.O_DIRECTORY);
         workdir = { inside, host: `/proc/self/fd/${fd}`, release: releaseFd(fd) };
       } catch (error) {
@@ -379,12 +380,26 @@ function readableFd(child: ChildProcess, fd: number): Readable {
   return (child.stdio as unknown as Readable[])[fd] as Readable;
 }
 
-function readAll(stream: Readable): Promise<string> {
+/** bubblewrap's `--info-fd` object, as soon as it has arrived whole (the fd may stay open after it). */
+function readInfo(stream: Readable): Promise<{ 'child-pid'?: number }> {
   return new Promise((resolve) => {
     let text = '';
     stream.setEncoding('utf8');
-    stream.on('data', (chunk: string) => (text += chunk));
-    stream.on('end', () => resolve(text));
-    stream.on('close', () => resolve(text));
+    const settle = () => {
+      try {
+        resolve(JSON.parse(text) as { 'child-pid'?: number });
+      } catch {
+        return false;
+      }
+      stream.removeAllListeners('data');
+      stream.resume();
+      return true;
+    };
+    stream.on('data', (chunk: string) => {
+      text += chunk;
+      settle();
+    });
+    stream.on('end', () => settle() || resolve({}));
+    stream.on('close', () => settle() || resolve({}));
   });
 }

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Executor } from '@fusebox/local-sandbox/executor';
 import { runCodeRequestSchema, runJupyterRequestSchema } from '@fusebox/sandbox-client/protocol';
-import type { ExecutionRecorder } from '../execution-recorder';
+import type { z } from 'zod';
+import type { ExecutionRecorder, ExecutionRow } from '../execution-recorder';
 import { runCodeRow, runJupyterRow } from '../sandbox-execution-rows';
 import { abortOnDisconnect, parseBody, sendJson, sendRefusal } from './sandbox-http';
 
@@ -15,29 +16,31 @@ export function registerRunRoutes(
   executor: Executor,
   recorder: ExecutionRecorder,
 ): void {
-  scope.post('/run_code', async (request, reply) => {
-    const body = parseBody(reply, runCodeRequestSchema, request.body);
-    if (!body) return reply;
-    try {
-      const execution = await executor.runCode(body, { signal: abortOnDisconnect(reply) });
-      sendJson(reply, 200, execution.response);
-      recorder.record(runCodeRow(body, execution));
-    } catch (error) {
-      if (!sendRefusal(reply, error) && !reply.raw.destroyed) throw error;
-    }
-    return reply;
-  });
+  const route = <S extends z.ZodType, E extends { response: unknown }>(
+    path: string,
+    schema: S,
+    execute: (body: z.output<S>, signal: AbortSignal) => Promise<E>,
+    row: (body: z.output<S>, execution: E) => ExecutionRow,
+  ) =>
+    scope.post(path, async (request, reply) => {
+      const body = parseBody(reply, schema, request.body);
+      if (body === undefined) return reply;
+      try {
+        const execution = await execute(body, abortOnDisconnect(reply));
+        sendJson(reply, 200, execution.response);
+        recorder.record(row(body, execution));
+      } catch (error) {
+        // A client that went away has no one to answer; its run was killed by the abort.
+        if (!sendRefusal(reply, error) && !reply.raw.destroyed) throw error;
+      }
+      return reply;
+    });
 
-  scope.post('/run_jupyter', async (request, reply) => {
-    const body = parseBody(reply, runJupyterRequestSchema, request.body);
-    if (!body) return reply;
-    try {
-      const execution = await executor.runJupyter(body, { signal: abortOnDisconnect(reply) });
-      sendJson(reply, 200, execution.response);
-      recorder.record(runJupyterRow(body, execution));
-    } catch (error) {
-      if (!sendRefusal(reply, error) && !reply.raw.destroyed) throw error;
-    }
-    return reply;
-  });
+  route('/run_code', runCodeRequestSchema, (body, signal) => executor.runCode(body, { signal }), runCodeRow);
+  route(
+    '/run_jupyter',
+    runJupyterRequestSchema,
+    (body, signal) => executor.runJupyter(body, { signal }),
+    runJupyterRow,
+  );
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Executor } from '@fusebox/local-sandbox/executor';
 import type { SessionInfo } from '@fusebox/local-sandbox/sessions';
 import { z } from 'zod';
@@ -37,6 +37,20 @@ function sessionBody(info: SessionInfo) {
   };
 }
 
+/** Sends what `produce` returns with `status`, or the HTTP answer to a refusal it throws (404, 409, 429…). */
+async function answer(
+  reply: FastifyReply,
+  status: number,
+  produce: () => Promise<unknown>,
+): Promise<FastifyReply> {
+  try {
+    return sendJson(reply, status, await produce());
+  } catch (error) {
+    if (!sendRefusal(reply, error)) throw error;
+    return reply;
+  }
+}
+
 /**
  * Stateful sessions over HTTP (documented in packages/local-sandbox/README.md): open a sandboxed Python
  * interpreter, run cells in it with state kept between requests, restart it, close it.
@@ -51,29 +65,21 @@ export function registerSessionRoutes(
   scope.post('/v1/sandbox/sessions', async (request, reply) => {
     const body = parseBody(reply, createSessionSchema, request.body ?? {});
     if (!body) return reply;
-    try {
-      const info = await sessions.create({
-        memoryLimitMB: body.memory_limit_MB,
-        files: body.files,
-        ...(body.cell_timeout === undefined ? {} : { cellTimeoutMs: body.cell_timeout * 1000 }),
-        ...(body.idle_timeout === undefined ? {} : { idleTimeoutMs: body.idle_timeout * 1000 }),
-      });
-      return sendJson(reply, 201, sessionBody(info));
-    } catch (error) {
-      if (!sendRefusal(reply, error)) throw error;
-      return reply;
-    }
+    return answer(reply, 201, async () =>
+      sessionBody(
+        await sessions.create({
+          memoryLimitMB: body.memory_limit_MB,
+          files: body.files,
+          ...(body.cell_timeout === undefined ? {} : { cellTimeoutMs: body.cell_timeout * 1000 }),
+          ...(body.idle_timeout === undefined ? {} : { idleTimeoutMs: body.idle_timeout * 1000 }),
+        }),
+      ),
+    );
   });
 
-  scope.get<SessionRoute>('/v1/sandbox/sessions/:id', async (request, reply) => {
-    const { id } = request.params;
-    try {
-      return sendJson(reply, 200, sessionBody(sessions.info(id)));
-    } catch (error) {
-      if (!sendRefusal(reply, error)) throw error;
-      return reply;
-    }
-  });
+  scope.get<SessionRoute>('/v1/sandbox/sessions/:id', async (request, reply) =>
+    answer(reply, 200, () => Promise.resolve(sessionBody(sessions.info(request.params.id)))),
+  );
 
   scope.post<SessionRoute>('/v1/sandbox/sessions/:id/run', async (request, reply) => {
     const { id } = request.params;
@@ -102,24 +108,14 @@ export function registerSessionRoutes(
     return reply;
   });
 
-  scope.post<SessionRoute>('/v1/sandbox/sessions/:id/restart', async (request, reply) => {
-    const { id } = request.params;
-    try {
-      return sendJson(reply, 200, sessionBody(await sessions.restart(id)));
-    } catch (error) {
-      if (!sendRefusal(reply, error)) throw error;
-      return reply;
-    }
-  });
+  scope.post<SessionRoute>('/v1/sandbox/sessions/:id/restart', async (request, reply) =>
+    answer(reply, 200, async () => sessionBody(await sessions.restart(request.params.id))),
+  );
 
-  scope.delete<SessionRoute>('/v1/sandbox/sessions/:id', async (request, reply) => {
-    const { id } = request.params;
-    try {
-      sessions.close(id);
-      return sendJson(reply, 200, { session_id: id, closed: true });
-    } catch (error) {
-      if (!sendRefusal(reply, error)) throw error;
-      return reply;
-    }
-  });
+  scope.delete<SessionRoute>('/v1/sandbox/sessions/:id', async (request, reply) =>
+    answer(reply, 200, () => {
+      sessions.close(request.params.id);
+      return Promise.resolve({ session_id: request.params.id, closed: true });
+    }),
+  );
 }

@@ -133,6 +133,8 @@ def main():
         resource.setrlimit(resource.RLIMIT_AS, (settings['memory_limit'], settings['memory_limit']))
     capture(1, 'stdout')
     capture(2, 'stderr')
+    # Line by line, so a cell's prints and its subprocesses' output appear in the order they happened.
+    sys.stdout.reconfigure(line_buffering=True)
     module = types.ModuleType('__main__')
     module.__dict__['__builtins__'] = builtins
     sys.modules['__main__'] = module

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { useExecutor } from './use-executor';
+
+const { executor } = useExecutor();
+
+// eslint-disable-next-line no-control-regex
+const plain = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, '');
+
+describe('runJupyter', () => {
+  it('runs cells in one interpreter: displays values, records errors and runs later cells', async () => {
+    const { response } = await executor().runJupyter({
+      cells: [
+        'a = "hello"',
+        'a',
+        'print(a)',
+        'import sys\nsys.stderr.write("warn\\n")',
+        'assert 1 == 2',
+        'print(2)',
+        'a;',
+      ],
+    });
+    expect(response.status).toBe('Success');
+    expect(response.cells.map((cell) => [cell.stdout, cell.stderr, cell.display])).toEqual([
+      ['', '', []],
+      ['', '', [{ 'text/plain': "'hello'" }]],
+      ['hello\n', '', []],
+      ['', 'warn\n', [{ 'text/plain': '5' }]],
+      ['', '', []],
+      ['2\n', '', []],
+      ['', '', []],
+    ]);
+    const error = response.cells[4]?.error[0];
+    expect(error).toMatchObject({ ename: 'AssertionError', evalue: '' });
+    // Numbered as SandboxFusion's kernel numbers them (its health-check cell is In [1]).
+    expect(error?.traceback.map(plain)).toEqual([
+      '-'.repeat(75),
+      `AssertionError${' '.repeat(28)}Traceback (most recent call last)`,
+      'Cell In [6], line 1\n----> 1 assert 1 == 2\n',
+      'AssertionError: ',
+    ]);
+  });
+
+  it('reports a syntax error in a cell and still runs the next one', async () => {
+    const { response } = await executor().runJupyter({ cells: ['def f(:\n    pass', '1 + 1'] });
+    expect(response.cells[0]?.error[0]?.ename).toBe('SyntaxError');
+    expect(plain(response.cells[0]?.error[0]?.traceback.join('') ?? '')).toContain('def f(:');
+    expect(response.cells[1]?.display).toEqual([{ 'text/plain': '2' }]);
+  });
+
+  it('answers Failed with no cells when total_timeout runs out, as SandboxFusion does', async () => {
+    const { response } = await executor().runJupyter({
+      cells: ['1', 'import time\ntime.sleep(30)'],
+      total_timeout: 1,
+    });
+    expect(response).toMatchObject({ status: 'Failed', cells: [], driver: { status: 'TimeLimitExceeded' } });
+  });
+
+  it('stops at a cell that overruns cell_timeout: Failed, with the cells run so far', async () => {
+    const { response } = await executor().runJupyter({
+      cells: ['x = 1', 'import time\ntime.sleep(30)', 'x'],
+      cell_timeout: 0.5,
+    });
+    expect(response.status).toBe('Failed');
+    expect(response.cells).toHaveLength(2);
+    expect(response.cells[1]?.error[0]?.ename).toBe('TimeoutError');
+  });
+
+  it('writes files and fetches files like /run_code', async () => {
+    const { response } = await executor().runJupyter({
+      cells: ['data = open("in.txt").read()', 'open("out.txt", "w").write(data.upper())'],
+      files: { 'in.txt': Buffer.from('abc').toString('base64') },
+      fetch_files: ['out.txt', 'nope.txt'],
+    });
+    expect(response.cells[1]?.display).toEqual([{ 'text/plain': '3' }]);
+    expect(response.files).toEqual({ 'out.txt': Buffer.from('ABC').toString('base64') });
+  });
+});

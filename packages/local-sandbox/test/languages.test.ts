@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import { useExecutor } from './use-executor';
+
+const { executor } = useExecutor();
+
+const hello = (language: string, code: string) =>
+  executor().runCode({ code, language: language as 'python' });
+
+describe('languages', () => {
+  it('runs python on Debian /usr/bin/python3, with the code file in the working directory', async () => {
+    const { response } = await hello(
+      'python',
+      'import os, sys\nprint(sys.executable, sys.version_info[:2] >= (3, 11))\nprint(os.path.dirname(os.path.abspath(__file__)) == os.getcwd())',
+    );
+    expect(response.status).toBe('Success');
+    expect(response.compile_result).toBeNull();
+    expect(response.run_result?.stdout).toBe('/usr/bin/python3 True\nTrue\n');
+  });
+
+  it('runs bash, nodejs and pytest', async () => {
+    const bash = await hello('bash', 'echo "$((6 * 7))"');
+    expect(bash.response.run_result?.stdout).toBe('42\n');
+    const node = await hello('nodejs', 'console.log([1, 2, 3].map((x) => x * 2).join(","))');
+    expect(node.response.run_result?.stdout).toBe('2,4,6\n');
+    const pytest = await hello(
+      'pytest',
+      'def test_ok():\n    assert 1 + 1 == 2\n\ndef test_bad():\n    assert 1 == 2\n',
+    );
+    expect(pytest.response.status).toBe('Failed');
+    expect(pytest.response.run_result?.return_code).toBe(1);
+    expect(pytest.response.run_result?.stdout).toMatch(/1 failed, 1 passed/);
+  });
+
+  it('runs typescript transpiled on the host, with stack traces that name the .ts file and line', async () => {
+    const { response } = await hello(
+      'typescript',
+      'interface P { x: number }\nconst p: P = { x: 21 };\nconsole.log(p.x * 2);\nthrow new Error("boom");\n',
+    );
+    expect(response.status).toBe('Failed');
+    expect(response.run_result?.stdout).toBe('42\n');
+    expect(response.run_result?.stderr).toMatch(/\/tmp\/tmp\w{8}\/tmp\w{8}\.ts:4/);
+    expect(response.run_result?.stderr).toContain('Error: boom');
+  });
+
+  it('runs typescript with top-level await as an ES module', async () => {
+    const { response } = await hello(
+      'typescript',
+      'const v: number = await Promise.resolve(7);\nconsole.log(v);\n',
+    );
+    expect(response.run_result?.stdout).toBe('7\n');
+    expect(response.status).toBe('Success');
+  });
+
+  it('reports a typescript syntax error as a failed run, like tsx', async () => {
+    const { response } = await hello('typescript', 'const x: number = ;\n');
+    expect(response.status).toBe('Failed');
+    expect(response.run_result?.return_code).toBe(1);
+    expect(response.run_result?.stderr).toMatch(/\.ts:1:\d+: ERROR: /);
+  });
+
+  it('compiles and runs C++17 in two steps, each with its own result', async () => {
+    const { response } = await hello(
+      'cpp',
+      '#include <iostream>\n#include <optional>\nint main() { std::optional<int> v = 5; std::cout << *v << std::endl; }\n',
+    );
+    expect(response.status).toBe('Success');
+    expect(response.compile_result).toMatchObject({ status: 'Finished', return_code: 0 });
+    expect(response.run_result).toMatchObject({ status: 'Finished', return_code: 0, stdout: '5\n' });
+  });
+
+  it('stops at a failed compile: run_result is null and the compiler names the absolute source path', async () => {
+    const { response } = await hello('cpp', 'int main() { return nope; }\n');
+    expect(response.status).toBe('Failed');
+    expect(response.compile_result?.return_code).not.toBe(0);
+    expect(response.compile_result?.stderr).toMatch(/\/tmp\/tmp\w{8}\/tmp\w{8}\.cpp:1:\d+: error/);
+    expect(response.run_result).toBeNull();
+  });
+
+  it('runs rust and java where their toolchains are installed', async () => {
+    const rust = await hello(
+      'rust',
+      'fn main() { let v: Vec<u32> = (1..=4).collect(); println!("{}", v.iter().sum::<u32>()); }',
+    );
+    expect(rust.response.run_result?.stdout).toBe('10\n');
+    const java = await hello(
+      'java',
+      'public class Main { public static void main(String[] args) { assert args.length == 0; System.out.println("java " + (40 + 2)); } }',
+    );
+    expect(java.response.compile_result?.return_code).toBe(0);
+    expect(java.response.run_result?.stdout).toBe('java 42\n');
+  });
+
+  it('answers a language whose toolchain is missing as SandboxFusion does: Failed, 127, command not found', async () => {
+    const php = await hello('php', 'echo 1;');
+    expect(php.response).toMatchObject({
+      status: 'Failed',
+      compile_result: null,
+      run_result: {
+        status: 'Finished',
+        return_code: 127,
+        stdout: '',
+        stderr: '/bin/bash: line 1: php: command not found\n',
+      },
+    });
+    const go = await hello('go', 'package main\nfunc main() {}\n');
+    expect(go.response.compile_result).toMatchObject({
+      return_code: 127,
+      stderr: '/bin/bash: line 1: go: command not found\n',
+    });
+    expect(go.response.run_result).toBeNull();
+  });
+
+  it.each([
+    'csharp',
+    'jest',
+    'junit',
+    'lean',
+    'sql',
+    'cuda',
+    'python_gpu',
+    'lua',
+    'ruby',
+    'R',
+    'julia',
+    'racket',
+    'scala',
+    'swift',
+    'D_ut',
+    'verilog',
+    'kotlin_script',
+    'go_test',
+  ])('answers %s without a server error', async (language) => {
+    const { response } = await hello(language, 'x');
+    expect(response.status).toBe('Failed');
+    const step = response.run_result ?? response.compile_result;
+    expect(step?.return_code).toBe(127);
+    expect(step?.stderr).toMatch(/^\/bin\/bash: line 1: \S+: command not found\n$/);
+  });
+});
