@@ -1,0 +1,184 @@
+/** The roles of a chat template, as a decoded dump spells them at the start of each message. */
+export const ROLES = ['system', 'user', 'assistant', 'tool'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** A tool call as the model wrote it, with its arguments decoded when they are valid JSON. */
+export interface ToolCall {
+  raw: string;
+  name: string | null;
+  arguments: Record<string, unknown> | null;
+  /** The `code` argument, shown as code rather than as a JSON string. */
+  code: string | null;
+  /** Why the call could not be read (invalid JSON, never closed); null when it could. */
+  problem: string | null;
+}
+
+export type Block =
+  | { kind: 'text'; text: string }
+  /** A `<think>` block; `closed` is false when the model never wrote `</think>`. */
+  | { kind: 'think'; text: string; closed: boolean }
+  /** A tool call, with the tool's response when the conversation has one for it. */
+  | { kind: 'call'; call: ToolCall; response: string | null };
+
+export interface ChatTurn {
+  role: Role;
+  /** The message as the dump has it. */
+  text: string;
+  /** Where the message came from: the prompt (`input`) or the model's response (`output`). */
+  part: 'input' | 'output';
+  blocks: Block[];
+}
+
+const ROLE_LINE = /(?:^|\n)(system|user|assistant|tool)\n/g;
+const TOOL_RESPONSE = /<tool_response>\n?([\s\S]*?)\n?<\/tool_response>/g;
+
+/**
+ * Splits decoded chat text into messages. A dump's text is the chat template with its special tokens
+ * skipped, so each message reads `role\ncontent` and ends with the newline that followed `<|im_end|>`. Text
+ * before the first role line belongs to `leadingRole` (a response that starts mid-message).
+ */
+export function splitMessages(text: string, leadingRole: Role): { role: Role; text: string }[] {
+  const messages: { role: Role; text: string }[] = [];
+  let role: Role = leadingRole;
+  let start = 0;
+  for (const match of text.matchAll(ROLE_LINE)) {
+    messages.push({ role, text: text.slice(start, match.index) });
+    role = match[1] as Role;
+    start = match.index + match[0].length;
+  }
+  messages.push({ role, text: text.slice(start) });
+  return messages.filter((message, index) => index > 0 || message.text !== '');
+}
+
+/** Reads one `<tool_call>` body: `{"name": …, "arguments": {…}}`, arguments possibly JSON-encoded twice. */
+export function readToolCall(raw: string, closed: boolean): ToolCall {
+  const call: ToolCall = { raw, name: null, arguments: null, code: null, problem: null };
+  if (!closed) call.problem = 'this <tool_call> is never closed';
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    call.problem ??= `not valid JSON: ${(error as Error).message}`;
+    return call;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    call.problem ??= 'not a JSON object with "name" and "arguments"';
+    return call;
+  }
+  const { name, arguments: args } = value as { name?: unknown; arguments?: unknown };
+  call.name = typeof name === 'string' ? name : null;
+  let decoded = args;
+  if (typeof decoded === 'string') {
+    try {
+      decoded = JSON.parse(decoded);
+    } catch {
+      // Left as a string: shown as it was written.
+    }
+  }
+  if (typeof decoded === 'object' && decoded !== null && !Array.isArray(decoded)) {
+    call.arguments = decoded as Record<string, unknown>;
+    const code = call.arguments.code;
+    call.code = typeof code === 'string' ? code : null;
+  }
+  return call;
+}
+
+/**
+ * Cuts an assistant message into text, `<think>` blocks and tool calls, in order. A `<think>` that is never
+ * closed ends at the next tool call (models often call a tool mid-thought) or at the end; a `</think>` with no
+ * opening tag (the template put `<think>` in the prompt) makes everything before it thinking.
+ */
+export function assistantBlocks(text: string): Block[] {
+  const blocks: Block[] = [];
+  const pushText = (piece: string) => {
+    if (piece.trim() !== '') blocks.push({ kind: 'text', text: piece.replace(/^\n+|\n+$/g, '') });
+  };
+  let rest = text;
+  const orphanClose = rest.indexOf('</think>');
+  const firstOpen = rest.indexOf('<think>');
+  if (orphanClose >= 0 && (firstOpen < 0 || orphanClose < firstOpen)) {
+    blocks.push({ kind: 'think', text: rest.slice(0, orphanClose).trim(), closed: true });
+    rest = rest.slice(orphanClose + '</think>'.length);
+  }
+  while (rest.length > 0) {
+    const think = rest.indexOf('<think>');
+    const call = rest.indexOf('<tool_call>');
+    if (think < 0 && call < 0) {
+      pushText(rest);
+      break;
+    }
+    if (think >= 0 && (call < 0 || think < call)) {
+      pushText(rest.slice(0, think));
+      const body = rest.slice(think + '<think>'.length);
+      const close = body.indexOf('</think>');
+      const nextCall = body.indexOf('<tool_call>');
+      if (close >= 0 && (nextCall < 0 || close < nextCall)) {
+        blocks.push({ kind: 'think', text: body.slice(0, close).trim(), closed: true });
+        rest = body.slice(close + '</think>'.length);
+      } else {
+        const end = nextCall >= 0 ? nextCall : body.length;
+        blocks.push({ kind: 'think', text: body.slice(0, end).trim(), closed: false });
+        rest = body.slice(end);
+      }
+      continue;
+    }
+    pushText(rest.slice(0, call));
+    const body = rest.slice(call + '<tool_call>'.length);
+    const close = body.indexOf('</tool_call>');
+    const raw = (close >= 0 ? body.slice(0, close) : body).trim();
+    blocks.push({ kind: 'call', call: readToolCall(raw, close >= 0), response: null });
+    rest = close >= 0 ? body.slice(close + '</tool_call>'.length) : '';
+  }
+  return blocks;
+}
+
+/** The tool responses a message carries: a `tool` message is one; a user message may wrap them in tags. */
+function toolResponses(message: { role: Role; text: string }): string[] | null {
+  if (message.role === 'tool') return [message.text];
+  if (message.role !== 'user') return null;
+  const responses = [...message.text.matchAll(TOOL_RESPONSE)].map((match) => match[1] ?? '');
+  const leftover = message.text.replace(TOOL_RESPONSE, '').trim();
+  return responses.length > 0 && leftover === '' ? responses : null;
+}
+
+/**
+ * A verl dump sample as a conversation: the prompt's and the response's messages, assistant messages cut into
+ * blocks, and each tool response attached under the call it answers (in order) instead of standing alone. The
+ * prompt's trailing generation prompt (an empty `assistant`) is dropped.
+ *
+ * @example
+ * const turns = parseConversation(sample.input, sample.output);
+ * turns.map((turn) => turn.role); // ['system', 'user', 'assistant', 'assistant']
+ */
+export function parseConversation(input: string, output: string): ChatTurn[] {
+  const messages = [
+    ...splitMessages(input, 'user').map((message) => ({ ...message, part: 'input' as const })),
+    ...splitMessages(output, 'assistant').map((message) => ({ ...message, part: 'output' as const })),
+  ].filter((message) => message.text.trim() !== '');
+  const turns: ChatTurn[] = [];
+  let waiting: Extract<Block, { kind: 'call' }>[] = [];
+  for (const message of messages) {
+    const responses = toolResponses(message);
+    if (responses) {
+      const unanswered: string[] = [];
+      for (const response of responses) {
+        const call = waiting.shift();
+        if (call) call.response = response;
+        else unanswered.push(response);
+      }
+      if (unanswered.length === 0) continue;
+      turns.push({
+        role: 'tool',
+        text: message.text,
+        part: message.part,
+        blocks: unanswered.map((text) => ({ kind: 'text', text })),
+      });
+      continue;
+    }
+    const { text } = message;
+    const blocks: Block[] = message.role === 'assistant' ? assistantBlocks(text) : [{ kind: 'text', text }];
+    waiting = blocks.filter((block): block is Extract<Block, { kind: 'call' }> => block.kind === 'call');
+    turns.push({ role: message.role, text, part: message.part, blocks });
+  }
+  return turns;
+}

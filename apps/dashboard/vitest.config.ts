@@ -1,0 +1,10 @@
+import { fileURLToPath } from 'node:url';
+import { defineProject } from 'vitest/config';
+
+export default defineProject({
+  resolve: { alias: { '~': fileURLToPath(new URL('./src', import.meta.url)) } },
+  test: {
+    name: 'dashboard',
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+  },
+});
