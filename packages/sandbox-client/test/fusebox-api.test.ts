@@ -1,5 +1,8 @@
 import { startServer, type RunningServer } from '@fusebox/api/testing';
 import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFile, unlink, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxClient, type SandboxClient } from '@fusebox/sandbox-client/client';
 import { SandboxHttpError, isSandboxClientError } from '@fusebox/sandbox-client/errors';
@@ -126,4 +129,25 @@ describe('against Fusebox’s own /run_code', () => {
       results.map((result) => (isSandboxClientError(result) ? result : result.run_result?.stdout)),
     ).toEqual(requests.map((_, i) => `${i * i}\n`));
   });
+
+  it('runs the README’s usage example as written and prints what the README says', async () => {
+    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+    const [, code = '', printed = ''] = /```ts\n([\s\S]*?)```[\s\S]*?```\n([\s\S]*?)```/.exec(readme) ?? [];
+    // Inside the package, so that the example's imports resolve as they would for a user.
+    const script = new URL(`./.readme-example-${process.pid}.ts`, import.meta.url);
+    await writeFile(script, code);
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', script.pathname], {
+        env: { ...process.env, SANDBOX_FUSION_ENDPOINT: server.url },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      const [exitCode] = (await once(child, 'exit')) as [number | null];
+      expect(exitCode).toBe(0);
+      expect(stdout).toBe(printed);
+    } finally {
+      await unlink(script);
+    }
+  }, 60_000);
 });
