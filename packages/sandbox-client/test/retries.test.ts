@@ -69,6 +69,15 @@ describe('retries', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it('retries a connection reset before any answer', async () => {
+    const { server, client } = await setup((_request, response, index) => {
+      if (index === 0) response.socket?.resetAndDestroy();
+      else sendJson(response, 200, runCodeAnswer('Success'));
+    });
+    await expect(client.runCode(REQUEST)).resolves.toMatchObject({ status: 'Success' });
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('retries a socket timeout of the dispatcher', async () => {
     const dispatcher = new Agent({ headersTimeout: 200 });
     onTestFinished(() => dispatcher.close());
