@@ -1,0 +1,66 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FUSEBOX_BIN, startServer } from './serve-process';
+
+/**
+ * Runs `fusebox serve` where no namespace can be created: inside a bubblewrap sandbox that forbids creating
+ * user namespaces, as on a host without them.
+ */
+async function serveWithoutNamespaces(env: Record<string, string>) {
+  const child = spawn(
+    'bwrap',
+    [
+      '--dev-bind',
+      '/',
+      '/',
+      '--unshare-user',
+      '--disable-userns',
+      '--',
+      process.execPath,
+      FUSEBOX_BIN,
+      'serve',
+      '--no-dashboard',
+    ],
+    {
+      env: { ...process.env, PORT: '0', FUSEBOX_LOG_FORMAT: 'json', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, output };
+}
+
+describe('fusebox serve without working isolation', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database?.drop());
+
+  it('refuses to start, saying why and how to run without isolation', async () => {
+    const { code, output } = await serveWithoutNamespaces({ DATABASE_URL: database.url });
+    expect(code).toBe(1);
+    expect(output).toContain('bubblewrap cannot create a sandbox here');
+    expect(output).toContain('FUSEBOX_EXECUTOR_ISOLATION=none');
+    expect(output).not.toContain('API listening');
+  });
+
+  it('starts with a loud warning when isolation is turned off explicitly, and runs code', async () => {
+    const server = await startServer({ DATABASE_URL: database.url, FUSEBOX_EXECUTOR_ISOLATION: 'none' });
+    try {
+      expect(server.output()).toContain('WARNING: ISOLATION IS OFF');
+      const response = await fetch(`${server.url}/run_code`, {
+        method: 'POST',
+        body: JSON.stringify({ code: 'print(6 * 7)', language: 'python' }),
+      });
+      expect(await response.json()).toMatchObject({ status: 'Success', run_result: { stdout: '42\n' } });
+    } finally {
+      await server.stop();
+    }
+  });
+});
