@@ -7,8 +7,9 @@ import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startThrowawayPostgres } from '@fusebox/rate-limiter/testing';
+import { maxOverlap } from '@fusebox/rate-limiter/testing/max-overlap';
 import { CONTENDERS, type ContenderConfig, type ContenderName } from './contenders';
-import { type Sample, countInversions, percentile } from './measures';
+import { countInversions, percentile } from './measures';
 import type { WorkerCommand, WorkerReply } from './worker';
 
 const COMMAND = 'node --import tsx bench/limiter/run.ts';
@@ -86,21 +87,8 @@ async function contended(name: ContenderName, base: Omit<ContenderConfig, 'worke
     cyclesPerSecond: completed / (MEASURE_MS / 1_000),
     waits: measured.map(([requested, granted]) => granted - requested).sort((a, b) => a - b),
     inversions: countInversions(measured, INVERSION_TOLERANCE_MS),
-    maxInFlight: maxOverlap(all),
+    maxInFlight: maxOverlap(all.map(([, granted, released]) => [granted, released])),
   } satisfies Contended;
-}
-
-/** Most samples holding at once, [granted, released]: a check that every contender kept the limit. */
-function maxOverlap(samples: Sample[]): number {
-  const events = samples.flatMap(([, granted, released]) => [
-    [granted, 1],
-    [released, -1],
-  ]);
-  events.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
-  let open = 0;
-  let most = 0;
-  for (const [, delta] of events) most = Math.max(most, (open += delta!));
-  return most;
 }
 
 const ms = (value: number) => (value < 10 ? value.toFixed(2) : value.toFixed(1));

@@ -45,6 +45,13 @@ export const envSchema = z.object({
   SANDBOX_FUSION_URL: z.url({ error: 'expected an http(s) URL' }).optional(),
   FUSEBOX_API_TOKEN: z.string().min(1, 'must not be empty when set').optional(),
   FUSEBOX_MAX_CONCURRENCY: positiveInt(10),
+  /** The limiter key every execution takes a permit of; API processes sharing a database and key share the limit. */
+  FUSEBOX_LIMITER_KEY: z.string().min(1, 'must not be empty when set').default('run_code'),
+  /** Longest an execution waits for a global permit before the API answers 429 (fractions allowed). */
+  FUSEBOX_LIMITER_TIMEOUT_S: z.coerce
+    .number({ error: 'expected a positive number of seconds' })
+    .positive('expected a positive number of seconds')
+    .default(60),
   FUSEBOX_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   FUSEBOX_LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
   FUSEBOX_EXECUTOR_CONCURRENCY: positiveInt(availableParallelism()),

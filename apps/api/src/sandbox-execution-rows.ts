@@ -1,15 +1,14 @@
-import { hostname } from 'node:os';
 import type { RunCodeRequest, RunJupyterRequest } from '@fusebox/sandbox-client/protocol';
 import type { CodeExecution, JupyterExecution } from '@fusebox/local-sandbox/executor';
 import type { CellExecution } from '@fusebox/local-sandbox/sessions';
+import type { ExecutionTiming } from './execution-gate';
 import type { ExecutionRow } from './execution-recorder';
+import { WORKER_ID } from './worker-id';
 
 /** Characters of stdout and of stderr kept per row; the response itself carries the full (capped) output. */
 const STORED_OUTPUT_CHARS = 64 * 1024;
 /** Characters of code kept per row. */
 const STORED_CODE_CHARS = 1024 * 1024;
-/** Which API process ran it, so a cluster's executions can be told apart. */
-const WORKER_ID = `${hostname()}:${process.pid}`;
 
 /** Text as Postgres can store it (no NUL) and no longer than `limit`, with a note when cut. */
 function stored(text: string, limit: number): string {
@@ -19,7 +18,7 @@ function stored(text: string, limit: number): string {
     : `${clean.slice(0, limit)}\n[cut to ${limit} of ${clean.length} characters]`;
 }
 
-function timing(execution: { timing: CodeExecution['timing'] }) {
+function timing(execution: { timing: ExecutionTiming }) {
   return {
     requestedAt: execution.timing.requestedAt,
     acquiredAt: execution.timing.acquiredAt,
@@ -92,5 +91,17 @@ export function cellRow(code: string, cell: CellExecution): ExecutionRow {
     outputTruncated: cell.outputTruncated,
     runMs: cell.executionTime * 1000,
     ...timing(cell),
+  };
+}
+
+/** The row for a session cell aborted because its global permit was lost: a SandboxError, never a success. */
+export function lostCellRow(code: string, lost: Error, when: ExecutionTiming): ExecutionRow {
+  return {
+    source: 'sandbox_cell',
+    language: 'python',
+    code: stored(code, STORED_CODE_CHARS),
+    status: 'SandboxError',
+    message: stored(lost.message, STORED_OUTPUT_CHARS),
+    ...timing({ timing: when }),
   };
 }

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import { requireBearerToken } from './auth';
+import { localExecutionGate } from './execution-gate';
 import { loggerOptions } from './logger';
 import { registerHealthRoutes } from './routes/health';
 import { registerSandboxRoutes } from './routes/sandbox';
@@ -32,6 +33,7 @@ export async function buildServer(services: Services, options: ServerOptions = {
     await registerSandboxRoutes(app, {
       executor: services.executor,
       prisma: services.prisma,
+      gate: services.gate ?? localExecutionGate(services.env),
       maxBodyBytes: services.env.FUSEBOX_MAX_BODY_BYTES,
     });
   }

@@ -1,6 +1,7 @@
 import type { PrismaClient } from '@fusebox/db/client';
 import type { Executor } from '@fusebox/local-sandbox/executor';
 import type { Env } from './env';
+import type { ExecutionGate } from './execution-gate';
 
 /**
  * Everything a route or a tRPC procedure may use, built once at start-up by `createServices` and passed down,
@@ -12,4 +13,6 @@ export interface Services {
   startedAt: Date;
   /** The local sandbox executor; without it the server has no execution routes (tests of other routes). */
   executor?: Executor;
+  /** The global limit on executions; without one, a limit for this process alone. */
+  gate?: ExecutionGate;
 }

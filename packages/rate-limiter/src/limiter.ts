@@ -61,10 +61,14 @@ export interface Limiter {
   /** Waits for a free slot, in FIFO order. */
   acquire(options?: AcquireOptions): Promise<Permit>;
   /**
-   * Runs `fn` under a permit and always releases it. `fn` gets the permit's signal. If the permit is lost
-   * before `fn` settles, the call rejects with the loss reason, even if `fn` resolved: its work ran unguarded.
+   * Runs `fn` under a permit and always releases it. `fn` gets the permit's signal (and the permit, for its
+   * timing). If the permit is lost before `fn` settles, the call rejects with the loss reason, even if `fn`
+   * resolved: its work ran unguarded.
    */
-  withPermit<T>(fn: (signal: AbortSignal) => T | Promise<T>, options?: AcquireOptions): Promise<T>;
+  withPermit<T>(
+    fn: (signal: AbortSignal, permit: Permit) => T | Promise<T>,
+    options?: AcquireOptions,
+  ): Promise<T>;
   /** The key's current state; for Postgres read from `pg_locks`, so it costs a query: poll at most once a second. */
   stats(options?: { signal?: AbortSignal }): Promise<LimiterStats>;
   /**

@@ -78,7 +78,10 @@ class LocalLimiter implements Limiter {
     }
   }
 
-  withPermit<T>(fn: (signal: AbortSignal) => T | Promise<T>, options?: AcquireOptions): Promise<T> {
+  withPermit<T>(
+    fn: (signal: AbortSignal, permit: Permit) => T | Promise<T>,
+    options?: AcquireOptions,
+  ): Promise<T> {
     return withPermit(this, fn, options);
   }
 

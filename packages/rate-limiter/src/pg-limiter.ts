@@ -188,7 +188,10 @@ class PgLimiter implements Limiter {
     }
   }
 
-  withPermit<T>(fn: (signal: AbortSignal) => T | Promise<T>, options?: AcquireOptions): Promise<T> {
+  withPermit<T>(
+    fn: (signal: AbortSignal, permit: Permit) => T | Promise<T>,
+    options?: AcquireOptions,
+  ): Promise<T> {
     return withPermit(this, fn, options);
   }
 

@@ -1,4 +1,4 @@
-import type { AcquireOptions, Limiter } from './limiter';
+import type { AcquireOptions, Limiter, Permit } from './limiter';
 
 /**
  * `Limiter.withPermit` for every implementation: acquire, run, always release. A permit lost while `fn` ran
@@ -6,12 +6,12 @@ import type { AcquireOptions, Limiter } from './limiter';
  */
 export async function withPermit<T>(
   limiter: Pick<Limiter, 'acquire'>,
-  fn: (signal: AbortSignal) => T | Promise<T>,
+  fn: (signal: AbortSignal, permit: Permit) => T | Promise<T>,
   options: AcquireOptions = {},
 ): Promise<T> {
   const permit = await limiter.acquire(options);
   try {
-    const result = await fn(permit.signal);
+    const result = await fn(permit.signal, permit);
     permit.signal.throwIfAborted();
     return result;
   } finally {

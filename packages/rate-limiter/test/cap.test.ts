@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestDatabase, createTestDatabase } from '@fusebox/db/testing';
-import { type LimiterProcess, maxOverlap, startLimiterProcess } from './limiter-process';
+import { type LimiterProcess, startLimiterProcess } from './limiter-process';
+import { maxOverlap } from './max-overlap';
 
 describe('the cap across processes', () => {
   let database: TestDatabase;

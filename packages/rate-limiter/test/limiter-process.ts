@@ -88,20 +88,3 @@ export async function startLimiterProcess(config: ChildConfig): Promise<LimiterP
     },
   };
 }
-
-/** The largest number of intervals open at one moment. */
-export function maxOverlap(intervals: [number, number][]): number {
-  const events = intervals.flatMap(([start, end]) => [
-    [start, 1],
-    [end, -1],
-  ]);
-  // At equal times, ends come first: [a, b] and [b, c] do not overlap.
-  events.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
-  let open = 0;
-  let most = 0;
-  for (const [, delta] of events) {
-    open += delta!;
-    most = Math.max(most, open);
-  }
-  return most;
-}

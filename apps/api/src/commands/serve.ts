@@ -4,6 +4,7 @@ import type { Executor } from '@fusebox/local-sandbox/executor';
 import { startDashboard } from '../dashboard-process';
 import { openDatabase } from '../database';
 import { readEnv } from '../env';
+import { openExecutionGate } from '../execution-gate';
 import { createServerExecutor } from '../sandbox-executor';
 import { buildServer } from '../server';
 import type { Services } from '../services';
@@ -29,20 +30,26 @@ export const serveCommand: Command = {
       info: (line) => console.log(line),
       warn: (line) => console.warn(`warning: ${line}`),
     });
+    // Every execution, in every API process on this database, runs under a permit of this gate.
+    const gate = await openExecutionGate(env).catch(async (error: unknown) => {
+      await prisma.$disconnect();
+      throw error;
+    });
     let executor: Executor;
     try {
       executor = await createServerExecutor(env);
     } catch (error) {
+      await gate.close();
       await prisma.$disconnect();
       if (!(error instanceof IsolationUnavailableError)) throw error;
       console.error(`fusebox: ${error.message}`);
       return 1;
     }
-    const services: Services = { env, prisma, startedAt, executor };
+    const services: Services = { env, prisma, startedAt, executor, gate };
     const app = await buildServer(services);
     app.log.info(
       `Fusebox ${VERSION}: Postgres mode, data in ${redactDatabaseUrl(env.DATABASE_URL)}; ` +
-        `global limit ${env.FUSEBOX_MAX_CONCURRENCY} concurrent executions; ` +
+        `global limit ${env.FUSEBOX_MAX_CONCURRENCY} concurrent executions (limiter key ${gate.key}); ` +
         `executor: ${executor.options.concurrency} at once, isolation ${executor.options.isolation}`,
     );
     const address = await app.listen({ host: env.HOST, port: env.PORT });
@@ -71,6 +78,7 @@ export const serveCommand: Command = {
         }, SHUTDOWN_DEADLINE_MS).unref();
         void Promise.allSettled([app.close(), dashboard?.stop()])
           .then(() => executor.close())
+          .then(() => gate.close())
           .then(() => prisma.$disconnect())
           .then(
             () => resolve(0),

@@ -9,6 +9,11 @@ import {
   SessionNotFoundError,
   UnsafePathError,
 } from '@fusebox/local-sandbox/errors';
+import {
+  LimiterClosedError,
+  LimiterTimeoutError,
+  LimiterUnavailableError,
+} from '@fusebox/rate-limiter/errors';
 import type { z } from 'zod';
 
 /** A body that is not JSON: kept as the parse error so the route can answer 422 the way FastAPI does. */
@@ -21,6 +26,8 @@ class InvalidJson {
 
 /** How long a client should wait before trying to open a session again when all are taken. */
 const SESSION_LIMIT_RETRY_AFTER_S = 5;
+/** How long a client should wait before retrying an execution that found the global limit saturated. */
+const LIMITER_TIMEOUT_RETRY_AFTER_S = 5;
 
 /**
  * Parses every body of the sandbox routes as JSON whatever its content type (as FastAPI does for a model body),
@@ -84,13 +91,20 @@ export function abortOnDisconnect(reply: FastifyReply): AbortSignal {
 }
 
 /**
- * Answers the executor's refusals with their HTTP status: 429 with Retry-After when saturated, 503 when
- * shutting down, 404/409 for sessions, 422 for a path the sandbox refuses. Returns false for anything else.
+ * Answers the executor's and the global limiter's refusals with their HTTP status: 429 with Retry-After when
+ * saturated, 503 when shutting down or when the limiter's database does not answer, 404/409 for sessions, 422
+ * for a path the sandbox refuses. Returns false for anything else.
  */
 export function sendRefusal(reply: FastifyReply, error: unknown): boolean {
   if (error instanceof QueueFullError) {
     reply.header('retry-after', String(error.retryAfterSeconds));
     sendJson(reply, 429, { detail: error.message });
+  } else if (error instanceof LimiterTimeoutError) {
+    // No global permit came within FUSEBOX_LIMITER_TIMEOUT_S: the cluster is saturated.
+    reply.header('retry-after', String(LIMITER_TIMEOUT_RETRY_AFTER_S));
+    sendJson(reply, 429, { detail: error.message });
+  } else if (error instanceof LimiterUnavailableError || error instanceof LimiterClosedError) {
+    sendJson(reply, 503, { detail: error.message });
   } else if (error instanceof SessionLimitError) {
     reply.header('retry-after', String(SESSION_LIMIT_RETRY_AFTER_S));
     sendJson(reply, 429, { detail: error.message });

@@ -2,8 +2,9 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Executor } from '@fusebox/local-sandbox/executor';
 import type { SessionInfo } from '@fusebox/local-sandbox/sessions';
 import { z } from 'zod';
+import type { ExecutionGate } from '../execution-gate';
 import type { ExecutionRecorder } from '../execution-recorder';
-import { cellRow } from '../sandbox-execution-rows';
+import { cellRow, lostCellRow } from '../sandbox-execution-rows';
 import { abortOnDisconnect, parseBody, sendJson, sendRefusal } from './sandbox-http';
 
 const seconds = z.number().positive();
@@ -59,6 +60,7 @@ export function registerSessionRoutes(
   scope: FastifyInstance,
   executor: Executor,
   recorder: ExecutionRecorder,
+  gate: ExecutionGate,
 ): void {
   const sessions = executor.sessions;
 
@@ -86,10 +88,21 @@ export function registerSessionRoutes(
     const body = parseBody(reply, runCellSchema, request.body);
     if (!body) return reply;
     try {
-      const cell = await sessions.run(id, body.code, {
-        ...(body.timeout === undefined ? {} : { timeoutMs: body.timeout * 1000 }),
-        signal: abortOnDisconnect(reply),
-      });
+      const outcome = await gate.run(
+        (signal) =>
+          sessions.run(id, body.code, {
+            ...(body.timeout === undefined ? {} : { timeoutMs: body.timeout * 1000 }),
+            signal,
+          }),
+        { signal: abortOnDisconnect(reply) },
+      );
+      if (outcome.lost) {
+        // The cell was cut short, and its interpreter with it: a sandbox failure, not an answer.
+        sendJson(reply, 503, { detail: `${outcome.lost.message}; the cell was aborted` });
+        recorder.record({ ...lostCellRow(body.code, outcome.lost, outcome.timing), limiterKey: gate.key });
+        return reply;
+      }
+      const cell = outcome.execution;
       sendJson(reply, 200, {
         session_id: id,
         execution_count: cell.executionCount,
@@ -101,7 +114,7 @@ export function registerSessionRoutes(
         execution_time: cell.executionTime,
         alive: cell.status === 'ok' || cell.status === 'error',
       });
-      recorder.record(cellRow(body.code, cell));
+      recorder.record({ ...cellRow(body.code, cell), limiterKey: gate.key });
     } catch (error) {
       if (!sendRefusal(reply, error) && !reply.raw.destroyed) throw error;
     }

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Executor } from '@fusebox/local-sandbox/executor';
 import type { PrismaClient } from '@fusebox/db/client';
+import type { ExecutionGate } from '../execution-gate';
 import { ExecutionRecorder } from '../execution-recorder';
 import { registerRunRoutes } from './sandbox-run';
 import { registerSessionRoutes } from './sandbox-sessions';
@@ -9,6 +10,8 @@ import { acceptJsonBodies, sendJson } from './sandbox-http';
 export interface SandboxRouteOptions {
   executor: Executor;
   prisma: PrismaClient;
+  /** The global limit every execution runs under. */
+  gate: ExecutionGate;
   /** Bodies larger than this are refused with 413. */
   maxBodyBytes: number;
 }
@@ -39,8 +42,8 @@ export async function registerSandboxRoutes(
         detail: error.statusCode && error.statusCode < 500 ? error.message : 'Internal Server Error',
       });
     });
-    registerRunRoutes(scope, options.executor, recorder);
-    registerSessionRoutes(scope, options.executor, recorder);
+    registerRunRoutes(scope, options.executor, recorder, options.gate);
+    registerSessionRoutes(scope, options.executor, recorder, options.gate);
     done();
   });
 }
