@@ -2,7 +2,7 @@ import { startServer, type RunningServer } from '@fusebox/api/testing';
 import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFile, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxClient, type SandboxClient } from '@fusebox/sandbox-client/client';
 import { SandboxHttpError, isSandboxClientError } from '@fusebox/sandbox-client/errors';
@@ -133,8 +133,11 @@ describe('against Fusebox’s own /run_code', () => {
   it('runs the README’s usage example as written and prints what the README says', async () => {
     const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
     const [, code = '', printed = ''] = /```ts\n([\s\S]*?)```[\s\S]*?```\n([\s\S]*?)```/.exec(readme) ?? [];
-    // Inside the package, so that the example's imports resolve as they would for a user.
-    const script = new URL(`./.readme-example-${process.pid}.ts`, import.meta.url);
+    // Inside the workspace, so that the example's imports resolve as they would for a user; under node_modules,
+    // so that no linter or test runner picks the file up while it exists.
+    const cache = new URL('../node_modules/.cache/', import.meta.url);
+    await mkdir(cache, { recursive: true });
+    const script = new URL(`readme-example-${process.pid}.mts`, cache);
     await writeFile(script, code);
     try {
       const child = spawn(process.execPath, ['--import', 'tsx', script.pathname], {
