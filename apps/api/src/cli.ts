@@ -5,9 +5,10 @@ import { type Command, UsageError } from './commands/command';
 import { dbMigrateCommand } from './commands/db-migrate';
 import { rolloutsImportCommand } from './commands/rollouts-import';
 import { serveCommand } from './commands/serve';
+import { tasksImportCommand } from './commands/tasks-import';
 import { InvalidEnvironmentError } from './env';
 
-const COMMANDS: Command[] = [serveCommand, dbMigrateCommand, rolloutsImportCommand];
+const COMMANDS: Command[] = [serveCommand, dbMigrateCommand, rolloutsImportCommand, tasksImportCommand];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((command) => command.path.join(' ').length)) + 2;

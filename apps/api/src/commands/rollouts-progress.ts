@@ -17,9 +17,10 @@ export function formatBytes(bytes: number): string {
 
 /**
  * The import's progress bar on a terminal's stderr: one line redrawn in place at most ten times a second,
- * with bytes, samples and throughput. Off a terminal it draws nothing (logs and CI get the per-file lines).
+ * with bytes, items (`unit`: samples, tasks) and throughput. Off a terminal it draws nothing (logs and CI get
+ * the per-file lines).
  */
-export function progressBar(stream: NodeJS.WriteStream = process.stderr) {
+export function progressBar(stream: NodeJS.WriteStream = process.stderr, unit = 'samples') {
   const startedAt = performance.now();
   let drawnAt = 0;
   let visible = false;
@@ -33,7 +34,7 @@ export function progressBar(stream: NodeJS.WriteStream = process.stderr) {
     stream.write(
       `\r[${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${String(Math.floor(ratio * 100)).padStart(3)}% ` +
         `${formatBytes(progress.bytesDone)} / ${formatBytes(progress.bytesTotal)} · ` +
-        `${progress.samples.toLocaleString('en-US')} samples · ${formatBytes(rate)}/s\x1b[K`,
+        `${progress.samples.toLocaleString('en-US')} ${unit} · ${formatBytes(rate)}/s\x1b[K`,
     );
     visible = true;
   };

@@ -23,16 +23,18 @@ const assetSchema = z.union([
 export const autoEvalRowSchema = z.object({
   id: z.union([z.string().min(1), z.number()]),
   content: z.string(),
-  labels: z.looseObject({
-    programming_language: z.string().min(1),
-    execution_language: z.string().min(1).optional(),
-    context: z.string().optional(),
-  }),
+  labels: z
+    .object({
+      programming_language: z.string().min(1),
+      execution_language: z.string().min(1).optional(),
+      context: z.string().optional(),
+    })
+    .catchall(z.json()),
   test: z.object({
     code: z.string(),
     asset: assetSchema.optional(),
   }),
-  canonical_solution: z.unknown().optional(),
+  canonical_solution: z.json().optional(),
 });
 
 export type AutoEvalRow = z.output<typeof autoEvalRowSchema>;

@@ -40,7 +40,7 @@ export const fuseboxTaskSchema = z.object({
   run_timeout_s: z.number().optional(),
   memory_limit_mb: z.int().optional(),
   max_observation_chars: z.int().optional(),
-  metadata: z.record(z.string(), z.unknown()).default(() => ({})),
+  metadata: z.record(z.string(), z.json()).default(() => ({})),
 });
 
 export type FuseboxTask = z.output<typeof fuseboxTaskSchema>;

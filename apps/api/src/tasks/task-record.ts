@@ -61,6 +61,14 @@ export const taskRecordSchema = z
       if (task.failToPass.includes(name))
         problem(['pass_to_pass'], `${JSON.stringify(name)} is also fail-to-pass`);
     }
+    task.tests.forEach((test, index) => {
+      if (!task.failToPass.includes(test.name) && !task.passToPass.includes(test.name)) {
+        problem(
+          ['tests', index, 'name'],
+          `${JSON.stringify(test.name)} is in neither fail_to_pass nor pass_to_pass`,
+        );
+      }
+    });
     if (task.sessionMode === 'stateful' && task.language !== 'python') {
       problem(
         ['session_mode'],

@@ -27,7 +27,7 @@ export type TaskSettings = z.output<typeof taskSettingsSchema>;
 /** `task.metadata`: the settings, plus whatever the source format carried that Fusebox does not use. */
 export const taskMetadataSchema = z.object({
   settings: taskSettingsSchema.default(() => taskSettingsSchema.parse({})),
-  extra: z.record(z.string(), z.unknown()).default(() => ({})),
+  extra: z.record(z.string(), z.json()).default(() => ({})),
 });
 
 export type TaskMetadata = z.output<typeof taskMetadataSchema>;

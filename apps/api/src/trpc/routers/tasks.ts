@@ -2,7 +2,7 @@ import { TRPCError, type TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { TASK_SOURCES } from '../../tasks/task-record';
 import { taskMetadataSchema } from '../../tasks/task-settings';
-import { taskTestsSchema } from '../../tasks/task-test';
+import { storedTask, storedTaskSelect } from '../../tasks/stored-task';
 import { publicProcedure } from '../init';
 
 const listInput = z.object({
@@ -53,33 +53,29 @@ export const tasksRouter = {
   }),
 
   byId: publicProcedure.input(z.object({ id: z.string().min(1) })).query(async ({ ctx, input }) => {
-    const task = await ctx.prisma.task.findUnique({
+    const row = await ctx.prisma.task.findUnique({
       where: { id: input.id },
       select: {
-        id: true,
-        name: true,
+        ...storedTaskSelect,
         source: true,
         prompt: true,
-        language: true,
-        sessionMode: true,
-        setupFiles: true,
-        tests: true,
-        failToPass: true,
-        passToPass: true,
-        metadata: true,
         createdAt: true,
         updatedAt: true,
         _count: { select: { sessions: true } },
       },
     });
-    if (!task) throw new TRPCError({ code: 'NOT_FOUND', message: `no task has instance_hash ${input.id}` });
-    const { _count, setupFiles, tests, metadata, ...rest } = task;
+    if (!row) throw new TRPCError({ code: 'NOT_FOUND', message: `no task has instance_hash ${input.id}` });
+    const { setupFiles, ...task } = storedTask(row);
     return {
-      ...rest,
-      setupFiles: Object.keys(z.record(z.string(), z.string()).parse(setupFiles)),
-      tests: taskTestsSchema.parse(tests),
-      ...taskMetadataSchema.parse(metadata),
-      sessionCount: _count.sessions,
+      ...task,
+      source: row.source,
+      prompt: row.prompt,
+      /** The names of the files written into the working directory; their contents can be large. */
+      setupFiles: Object.keys(setupFiles),
+      extra: taskMetadataSchema.parse(row.metadata).extra,
+      createdAt: row.createdAt,
+      updatedAt: row.updatedAt,
+      sessionCount: row._count.sessions,
     };
   }),
 } satisfies TRPCRouterRecord;

@@ -1,0 +1,70 @@
+import { createPrismaClient } from '@fusebox/db/client';
+import { prepareDatabase } from '../database';
+import { readEnv } from '../env';
+import { importTasks } from '../tasks/import-tasks';
+import { TASK_FORMATS, type TaskFormat } from '../tasks/parse-task-line';
+import { type Command, UsageError } from './command';
+import { progressBar } from './rollouts-progress';
+
+/** Rejected lines printed one by one before the rest are only counted. */
+const PROBLEMS_SHOWN = 50;
+
+export const tasksImportCommand: Command = {
+  path: ['tasks', 'import'],
+  summary: 'load agent tasks (what /start_instance instance_hash values name) from a JSONL file',
+  args: 'FILE.jsonl',
+  help: [
+    '--format F   auto (default: decided per line), fusebox (docs/sessions.md) or autoeval (SandboxFusion rows)',
+    'Tasks are created or updated by instance_hash, so importing again is safe. Bad lines are reported as',
+    'FILE:LINE and skipped; the exit code is 1 if any line was rejected. Uses DATABASE_URL.',
+  ],
+  options: { format: { type: 'string', default: 'auto' } },
+  async run(values, positionals) {
+    const [path, ...extra] = positionals;
+    if (!path || extra.length > 0) throw new UsageError('expected exactly one file');
+    const format = values.format as TaskFormat;
+    if (!TASK_FORMATS.includes(format))
+      throw new UsageError(`--format must be one of ${TASK_FORMATS.join(', ')}`);
+    const env = readEnv();
+    await prepareDatabase(env.DATABASE_URL, {
+      info: () => {},
+      warn: (line) => console.warn(`warning: ${line}`),
+    });
+    const prisma = createPrismaClient(env.DATABASE_URL, { maxConnections: 2 });
+    const bar = progressBar(process.stderr, 'tasks');
+    let shown = 0;
+    let bytesTotal = 0;
+    try {
+      const summary = await importTasks(prisma, {
+        path,
+        format,
+        onProblem: ({ line, problem }) => {
+          shown += 1;
+          if (shown > PROBLEMS_SHOWN) return;
+          bar.clear();
+          console.error(`${path}:${line}: ${problem}`);
+        },
+        onProgress: (progress) => {
+          bytesTotal = progress.bytesTotal;
+          bar.update({ bytesDone: progress.bytesDone, bytesTotal, samples: progress.loaded });
+        },
+      });
+      bar.finish({ bytesDone: bytesTotal, bytesTotal, samples: summary.loaded });
+      if (shown > PROBLEMS_SHOWN) console.error(`… and ${shown - PROBLEMS_SHOWN} more rejected lines`);
+      console.log(
+        `${path}: loaded ${summary.loaded} tasks (${summary.created} new, ${summary.loaded - summary.created} updated), ` +
+          `rejected ${summary.rejected} lines`,
+      );
+      return summary.rejected > 0 ? 1 : 0;
+    } catch (error) {
+      bar.clear();
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        console.error(`fusebox tasks import: no such file: ${path}`);
+        return 1;
+      }
+      throw error;
+    } finally {
+      await prisma.$disconnect();
+    }
+  },
+};
