@@ -31,7 +31,7 @@ describe('parsing a dump sample into chat turns', () => {
   it('ends the unclosed <think> at the tool call, and decodes the call with its code and response', () => {
     const [think, call] = turns[2]!.blocks;
     expect(think).toMatchObject({ kind: 'think', closed: false });
-    expect(think!.kind === 'think' && think.text).toMatch(/^Okay, let's see\..*to ensure accuracy\.$/s);
+    expect(think?.kind === 'think' && think.text).toMatch(/^Okay, let's see\..*to ensure accuracy\.$/s);
     expect(call).toMatchObject({ kind: 'call', response: '220000.0\n' });
     if (call?.kind !== 'call') throw new Error('expected a tool call');
     expect(call.call.name).toBe('code_interpreter');

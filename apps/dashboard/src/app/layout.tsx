@@ -19,6 +19,9 @@ export default function RootLayout({ children }: { children: ReactNode }) {
           </Link>
           <nav>
             <Link href="/">Overview</Link>
+            <Link href="/executions">Executions</Link>
+            <Link href="/sessions">Sessions</Link>
+            <Link href="/rollouts">Rollouts</Link>
           </nav>
         </header>
         <main>

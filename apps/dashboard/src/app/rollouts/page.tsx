@@ -1,0 +1,10 @@
+import { RunList } from '~/rollouts/run-list';
+
+export default function RolloutsPage() {
+  return (
+    <>
+      <h1>Rollouts</h1>
+      <RunList />
+    </>
+  );
+}

@@ -1,0 +1,168 @@
+'use client';
+
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
+import { VirtualList } from '~/components/virtual-list';
+import { formatMs, formatTime } from '~/components/format';
+import { useTRPC } from '~/trpc/client';
+
+const STATUSES = ['Success', 'Failed', 'SandboxError'] as const;
+
+/** `datetime-local` inputs speak local time without a zone; the URL keeps that text. */
+function toMs(local: string | null): number | undefined {
+  if (!local) return undefined;
+  const ms = new Date(local).getTime();
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/** Every execution, newest first, filtered by status, language, time range and session, all in the URL. */
+export function ExecutionList() {
+  const trpc = useTRPC();
+  const search = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const status = STATUSES.find((candidate) => candidate === search.get('status'));
+  const language = search.get('language') ?? undefined;
+  const session = search.get('session') ?? undefined;
+  const from = toMs(search.get('from'));
+  const to = toMs(search.get('to'));
+  const set = (name: string, value: string) => {
+    const next = new URLSearchParams(search.toString());
+    if (value) next.set(name, value);
+    else next.delete(name);
+    router.push(`${pathname}?${next.toString()}`, { scroll: false });
+  };
+  const languages = useQuery(trpc.executions.languages.queryOptions());
+  const list = useInfiniteQuery(
+    trpc.executions.list.infiniteQueryOptions(
+      {
+        limit: 100,
+        ...(status ? { status: status } : {}),
+        ...(language ? { language } : {}),
+        ...(session ? { sessionId: session } : {}),
+        ...(from === undefined ? {} : { from }),
+        ...(to === undefined ? {} : { to }),
+      },
+      { getNextPageParam: (page) => page.nextCursor },
+    ),
+  );
+  const filtered = Boolean(status || language || session || from || to);
+  return (
+    <>
+      <form className="filter-bar" aria-label="filters" onSubmit={(event) => event.preventDefault()}>
+        <label>
+          status{' '}
+          <select
+            aria-label="status"
+            value={status ?? ''}
+            onChange={(event) => set('status', event.target.value)}
+          >
+            <option value="">any</option>
+            {STATUSES.map((value) => (
+              <option key={value}>{value}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          language{' '}
+          <select
+            aria-label="language"
+            value={language ?? ''}
+            onChange={(event) => set('language', event.target.value)}
+          >
+            <option value="">any</option>
+            {(languages.data ?? []).map((value) => (
+              <option key={value}>{value}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          from{' '}
+          <input
+            type="datetime-local"
+            aria-label="from"
+            defaultValue={search.get('from') ?? ''}
+            onChange={(event) => set('from', event.target.value)}
+          />
+        </label>
+        <label>
+          to{' '}
+          <input
+            type="datetime-local"
+            aria-label="to"
+            defaultValue={search.get('to') ?? ''}
+            onChange={(event) => set('to', event.target.value)}
+          />
+        </label>
+        <label>
+          session{' '}
+          <input
+            aria-label="session"
+            placeholder="sid"
+            defaultValue={session ?? ''}
+            onBlur={(event) => set('session', event.target.value.trim())}
+          />
+        </label>
+      </form>
+      {list.isPending ? (
+        <Loading what="executions" />
+      ) : list.isError ? (
+        <ProblemCard error={list.error} what="Executions" />
+      ) : list.data.pages[0]?.items.length === 0 ? (
+        <EmptyState title={filtered ? 'No execution matches these filters' : 'No executions yet'}>
+          {filtered ? (
+            <p>Loosen a filter above.</p>
+          ) : (
+            <pre className="code">{`curl -s http://127.0.0.1:8080/run_code -H 'content-type: application/json' \\
+  -d '{"code": "print(1)", "language": "python"}'`}</pre>
+          )}
+        </EmptyState>
+      ) : (
+        (() => {
+          const items = list.data.pages.flatMap((page) => page.items);
+          return (
+            <>
+              <div className="row table-head execution-row" aria-hidden="true">
+                <span>requested</span>
+                <span>source</span>
+                <span>language</span>
+                <span>status</span>
+                <span>run</span>
+                <span>queue wait</span>
+                <span>session</span>
+              </div>
+              <VirtualList
+                label="executions"
+                count={items.length}
+                hasMore={list.hasNextPage}
+                loadingMore={list.isFetchingNextPage}
+                loadMore={() => void list.fetchNextPage()}
+                rowHeight={36}
+                renderRow={(index) => {
+                  const item = items[index]!;
+                  return (
+                    <Link href={`/executions/${item.id}`} className="row execution-row">
+                      <span>{formatTime(item.requestedAt)}</span>
+                      <span>{item.source}</span>
+                      <span>{item.language}</span>
+                      <span>
+                        <span className={`badge ${item.status === 'Success' ? 'ok' : 'error'}`}>
+                          {item.status}
+                        </span>
+                      </span>
+                      <span>{formatMs(item.runMs === null ? null : item.runMs + (item.compileMs ?? 0))}</span>
+                      <span>{formatMs(item.queueWaitMs)}</span>
+                      <span>{item.sessionId ?? ''}</span>
+                    </Link>
+                  );
+                }}
+              />
+            </>
+          );
+        })()
+      )}
+    </>
+  );
+}

@@ -1,0 +1,93 @@
+/** A filter on one extra field of the dump, as the API takes it. */
+export interface FieldFilter {
+  name: string;
+  min?: number;
+  max?: number;
+  equals?: string;
+}
+
+export type SampleSort = 'line' | 'score_desc' | 'score_asc';
+
+/** Everything the rollout browser shows, kept in the URL so any view is a link that survives a reload. */
+export interface BrowserParams {
+  step: number | null;
+  line: number | null;
+  sort: SampleSort;
+  scoreMin?: number;
+  scoreMax?: number;
+  fields: FieldFilter[];
+  /** A full-text search across all steps; when set, the list shows its results. */
+  q: string;
+  raw: boolean;
+}
+
+const SORTS: SampleSort[] = ['line', 'score_desc', 'score_asc'];
+
+function number(value: string | null): number | undefined {
+  if (value === null || value.trim() === '') return undefined;
+  const parsed = Number(value);
+  return Number.isFinite(parsed) ? parsed : undefined;
+}
+
+/** `acc=true` is an exact value; `score:0.5:1` a range (either end may be empty). */
+export function parseField(text: string): FieldFilter | null {
+  const equals = /^([^=:]+)=(.*)$/.exec(text);
+  if (equals) return { name: equals[1]!, equals: equals[2]! };
+  const range = /^([^:]+):([^:]*):([^:]*)$/.exec(text);
+  if (!range) return null;
+  const min = number(range[2]!);
+  const max = number(range[3]!);
+  if (min === undefined && max === undefined) return null;
+  return { name: range[1]!, ...(min === undefined ? {} : { min }), ...(max === undefined ? {} : { max }) };
+}
+
+export function formatField(filter: FieldFilter): string {
+  return filter.equals !== undefined
+    ? `${filter.name}=${filter.equals}`
+    : `${filter.name}:${filter.min ?? ''}:${filter.max ?? ''}`;
+}
+
+export function parseBrowserParams(search: URLSearchParams): BrowserParams {
+  const sort = search.get('sort') as SampleSort | null;
+  const scoreMin = number(search.get('min'));
+  const scoreMax = number(search.get('max'));
+  const step = number(search.get('step'));
+  const line = number(search.get('line'));
+  return {
+    step: step === undefined ? null : Math.trunc(step),
+    line: line === undefined ? null : Math.trunc(line),
+    sort: sort && SORTS.includes(sort) ? sort : 'line',
+    ...(scoreMin === undefined ? {} : { scoreMin }),
+    ...(scoreMax === undefined ? {} : { scoreMax }),
+    fields: search
+      .getAll('f')
+      .map(parseField)
+      .filter((filter): filter is FieldFilter => filter !== null),
+    q: search.get('q') ?? '',
+    raw: search.get('raw') === '1',
+  };
+}
+
+/** The query string for `params`, leaving defaults out so links stay short. */
+export function browserSearch(params: BrowserParams): string {
+  const search = new URLSearchParams();
+  if (params.step !== null) search.set('step', String(params.step));
+  if (params.line !== null) search.set('line', String(params.line));
+  if (params.sort !== 'line') search.set('sort', params.sort);
+  if (params.scoreMin !== undefined) search.set('min', String(params.scoreMin));
+  if (params.scoreMax !== undefined) search.set('max', String(params.scoreMax));
+  for (const field of params.fields) search.append('f', formatField(field));
+  if (params.q) search.set('q', params.q);
+  if (params.raw) search.set('raw', '1');
+  return search.toString();
+}
+
+/** The API's filter for the current step's samples. */
+export function sampleFilter(params: BrowserParams) {
+  return {
+    sort: params.sort,
+    ...(params.scoreMin === undefined ? {} : { scoreMin: params.scoreMin }),
+    ...(params.scoreMax === undefined ? {} : { scoreMax: params.scoreMax }),
+    fields: params.fields,
+  };
+}

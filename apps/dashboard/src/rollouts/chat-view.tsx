@@ -1,0 +1,132 @@
+'use client';
+
+import type { SearchQuery } from '@fusebox/api/rollouts/search-query';
+import { matchRanges } from '@fusebox/api/rollouts/match-ranges';
+import { useMemo, useState } from 'react';
+import { CodeBlock } from '~/components/code-block';
+import { HighlightedText } from '~/components/highlighted-text';
+import { formatChars } from '~/components/format';
+import { type Block, type ChatTurn, type ToolCall, parseConversation } from './chat-turns';
+
+function ThinkBlock({ text, closed, query }: { text: string; closed: boolean; query: SearchQuery | null }) {
+  // Thinking is long and mostly skimmed: folded by default, unless the search matched inside it.
+  const hasMatch = useMemo(() => (query ? matchRanges(text, query).length > 0 : false), [text, query]);
+  const [open, setOpen] = useState(hasMatch);
+  return (
+    <div className={`think ${open ? 'open' : ''}`}>
+      <button type="button" className="think-toggle" aria-expanded={open} onClick={() => setOpen(!open)}>
+        {open ? '▾' : '▸'} Thinking · {formatChars(text.length)} chars{closed ? '' : ' · never closed'}
+      </button>
+      {open ? (
+        <pre className="text think-text">
+          <HighlightedText text={text} query={query} />
+        </pre>
+      ) : null}
+    </div>
+  );
+}
+
+function ToolCallCard({
+  call,
+  response,
+  query,
+}: {
+  call: ToolCall;
+  response: string | null;
+  query: SearchQuery | null;
+}) {
+  const { code: _code, ...otherArguments } = call.arguments ?? {};
+  const language = typeof otherArguments.language === 'string' ? otherArguments.language : 'python';
+  const hasOthers = Object.keys(otherArguments).length > 0;
+  return (
+    <section className="tool-call" aria-label={`tool call ${call.name ?? '(unreadable)'}`}>
+      <header>
+        <span className="badge">tool call</span> <strong>{call.name ?? 'unreadable call'}</strong>
+        {call.problem ? <span className="problem-note"> · {call.problem}</span> : null}
+      </header>
+      {call.code !== null ? <CodeBlock code={call.code} language={language} label="tool call code" /> : null}
+      {call.arguments === null ? (
+        <pre className="text">{call.raw}</pre>
+      ) : hasOthers || call.code === null ? (
+        <CodeBlock
+          code={JSON.stringify(call.code === null ? call.arguments : otherArguments, null, 2)}
+          language="json"
+          label="tool call arguments"
+        />
+      ) : null}
+      <div className="tool-response" aria-label="tool response">
+        <span className="badge">response</span>
+        {response === null ? (
+          <span className="muted"> none in this sample</span>
+        ) : (
+          <pre className="text">
+            <HighlightedText text={response} query={query} />
+          </pre>
+        )}
+      </div>
+    </section>
+  );
+}
+
+function BlockView({ block, query }: { block: Block; query: SearchQuery | null }) {
+  if (block.kind === 'think') return <ThinkBlock text={block.text} closed={block.closed} query={query} />;
+  if (block.kind === 'call')
+    return <ToolCallCard call={block.call} response={block.response} query={query} />;
+  return (
+    <pre className="text">
+      <HighlightedText text={block.text} query={query} />
+    </pre>
+  );
+}
+
+function TurnView({ turn, query }: { turn: ChatTurn; query: SearchQuery | null }) {
+  return (
+    <article className={`turn ${turn.role}`} aria-label={`${turn.role} turn`}>
+      <header>
+        <span className={`role ${turn.role}`}>{turn.role}</span>
+        <span className="muted">
+          {turn.part === 'input' ? 'prompt' : 'response'} · {formatChars(turn.text.length)} chars
+        </span>
+      </header>
+      {turn.blocks.map((block, index) => (
+        <BlockView key={index} block={block} query={query} />
+      ))}
+    </article>
+  );
+}
+
+/** A sample as a conversation, or as the raw text of its input and output. */
+export function ChatView({
+  input,
+  output,
+  raw,
+  query,
+}: {
+  input: string;
+  output: string;
+  raw: boolean;
+  query: SearchQuery | null;
+}) {
+  const turns = useMemo(() => (raw ? [] : parseConversation(input, output)), [input, output, raw]);
+  if (raw) {
+    return (
+      <div className="raw">
+        <h3>input</h3>
+        <pre className="text">
+          <HighlightedText text={input} query={query} />
+        </pre>
+        <h3>output</h3>
+        <pre className="text">
+          <HighlightedText text={output} query={query} />
+        </pre>
+      </div>
+    );
+  }
+  return (
+    <div className="chat">
+      {turns.map((turn, index) => (
+        <TurnView key={index} turn={turn} query={query} />
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,95 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { Loading, ProblemCard } from '~/components/query-state';
+import { formatScore } from '~/components/format';
+import { useTRPC } from '~/trpc/client';
+import { ChatView } from './chat-view';
+
+/** `step:line`, as compare links spell a sample. */
+function parseRef(text: string | null): { step: number; line: number } | null {
+  const match = /^(\d+):(\d+)$/.exec(text ?? '');
+  return match ? { step: Number(match[1]), line: Number(match[2]) } : null;
+}
+
+function Column({
+  runId,
+  side,
+  at,
+  onPick,
+}: {
+  runId: string;
+  side: 'A' | 'B';
+  at: { step: number; line: number };
+  onPick: (ref: string) => void;
+}) {
+  const trpc = useTRPC();
+  const sample = useQuery(trpc.rollouts.sample.queryOptions({ runId, ...at }));
+  return (
+    <section className="compare-column" aria-label={`sample ${side}`}>
+      {sample.isPending ? (
+        <Loading what={`sample ${side}`} />
+      ) : sample.isError ? (
+        <ProblemCard error={sample.error} what={`Sample ${side}`} />
+      ) : (
+        <>
+          <header className="sample-header">
+            <h2>
+              {side}: step {sample.data.step} · line {sample.data.line} · score{' '}
+              <span className="score-value">{formatScore(sample.data.score)}</span>
+            </h2>
+            <Link href={`/rollouts/${runId}/browse?step=${at.step}&line=${at.line}`}>open</Link>
+            <label>
+              same prompt:{' '}
+              <select
+                aria-label={`sample ${side}: same prompt at`}
+                value=""
+                onChange={(event) => onPick(event.target.value)}
+              >
+                <option value="">choose…</option>
+                {sample.data.samePrompt.map((other) => (
+                  <option key={`${other.step}:${other.line}`} value={`${other.step}:${other.line}`}>
+                    step {other.step} · line {other.line} · score {formatScore(other.score)}
+                  </option>
+                ))}
+              </select>
+            </label>
+          </header>
+          <ChatView input={sample.data.input} output={sample.data.output} raw={false} query={null} />
+        </>
+      )}
+    </section>
+  );
+}
+
+/** Two samples side by side, e.g. the same prompt at two steps; both are in the URL (`?a=3:12&b=40:7`). */
+export function CompareView({ runId }: { runId: string }) {
+  const search = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const a = parseRef(search.get('a'));
+  const b = parseRef(search.get('b'));
+  const set = (side: 'a' | 'b', value: string) => {
+    const next = new URLSearchParams(search.toString());
+    next.set(side, value);
+    router.replace(`${pathname}?${next.toString()}`, { scroll: false });
+  };
+  if (!a || !b)
+    return (
+      <ProblemCard
+        error={{
+          message: 'a compare link names two samples as ?a=STEP:LINE&b=STEP:LINE',
+          data: { code: 'BAD_REQUEST' },
+        }}
+        what="Samples to compare"
+      />
+    );
+  return (
+    <div className="compare">
+      <Column runId={runId} side="A" at={a} onPick={(ref) => set('a', ref)} />
+      <Column runId={runId} side="B" at={b} onPick={(ref) => set('b', ref)} />
+    </div>
+  );
+}

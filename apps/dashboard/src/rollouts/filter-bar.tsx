@@ -1,0 +1,167 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import { useTRPC } from '~/trpc/client';
+import type { BrowserParams, FieldFilter } from './browser-params';
+
+function parseNumber(value: string): number | undefined {
+  return value.trim() === '' || !Number.isFinite(Number(value)) ? undefined : Number(value);
+}
+
+interface FilterBarProps {
+  runId: string;
+  step: number;
+  params: BrowserParams;
+  onChange: (patch: Partial<BrowserParams>) => void;
+}
+
+/**
+ * Score range (compared as numbers), sort, and one control per extra field the step's samples carry: a yes/no
+ * choice for booleans, a range for numbers, a value for text.
+ */
+export function FilterBar({ runId, step, params, onChange }: FilterBarProps) {
+  const trpc = useTRPC();
+  const fields = useQuery(trpc.rollouts.fields.queryOptions({ runId, step }));
+  const setField = (name: string, filter: Omit<FieldFilter, 'name'> | null) => {
+    const others = params.fields.filter((field) => field.name !== name);
+    onChange({ fields: filter ? [...others, { name, ...filter }] : others, line: null });
+  };
+  const current = (name: string) => params.fields.find((field) => field.name === name);
+  return (
+    <form className="filter-bar" aria-label="filters" onSubmit={(event) => event.preventDefault()}>
+      <label>
+        score ≥{' '}
+        <input
+          type="number"
+          step="any"
+          aria-label="minimum score"
+          defaultValue={params.scoreMin ?? ''}
+          key={`min-${params.scoreMin}`}
+          onBlur={(event) => onChange({ scoreMin: parseNumber(event.target.value), line: null })}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter')
+              onChange({ scoreMin: parseNumber(event.currentTarget.value), line: null });
+          }}
+        />
+      </label>
+      <label>
+        ≤{' '}
+        <input
+          type="number"
+          step="any"
+          aria-label="maximum score"
+          defaultValue={params.scoreMax ?? ''}
+          key={`max-${params.scoreMax}`}
+          onBlur={(event) => onChange({ scoreMax: parseNumber(event.target.value), line: null })}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter')
+              onChange({ scoreMax: parseNumber(event.currentTarget.value), line: null });
+          }}
+        />
+      </label>
+      <label>
+        sort{' '}
+        <select
+          aria-label="sort"
+          value={params.sort}
+          onChange={(event) => onChange({ sort: event.target.value as BrowserParams['sort'], line: null })}
+        >
+          <option value="line">line</option>
+          <option value="score_desc">score, highest first</option>
+          <option value="score_asc">score, lowest first</option>
+        </select>
+      </label>
+      {(fields.data ?? []).map((field) => {
+        const filter = current(field.name);
+        if (field.kinds.length === 1 && field.kinds[0] === 'boolean') {
+          return (
+            <label key={field.name}>
+              {field.name}{' '}
+              <select
+                aria-label={`${field.name} filter`}
+                value={filter?.equals ?? ''}
+                onChange={(event) =>
+                  setField(field.name, event.target.value ? { equals: event.target.value } : null)
+                }
+              >
+                <option value="">any</option>
+                <option value="true">true</option>
+                <option value="false">false</option>
+              </select>
+            </label>
+          );
+        }
+        if (field.kinds.every((kind) => kind === 'number')) {
+          return (
+            <label key={field.name}>
+              {field.name}{' '}
+              <input
+                type="number"
+                step="any"
+                placeholder="min"
+                aria-label={`${field.name} minimum`}
+                defaultValue={filter?.min ?? ''}
+                key={`${field.name}-min-${filter?.min}`}
+                onBlur={(event) => {
+                  const min = parseNumber(event.target.value);
+                  const max = filter?.max;
+                  setField(
+                    field.name,
+                    min === undefined && max === undefined
+                      ? null
+                      : { ...(min === undefined ? {} : { min }), ...(max === undefined ? {} : { max }) },
+                  );
+                }}
+              />
+              –
+              <input
+                type="number"
+                step="any"
+                placeholder="max"
+                aria-label={`${field.name} maximum`}
+                defaultValue={filter?.max ?? ''}
+                key={`${field.name}-max-${filter?.max}`}
+                onBlur={(event) => {
+                  const max = parseNumber(event.target.value);
+                  const min = filter?.min;
+                  setField(
+                    field.name,
+                    min === undefined && max === undefined
+                      ? null
+                      : { ...(min === undefined ? {} : { min }), ...(max === undefined ? {} : { max }) },
+                  );
+                }}
+              />
+            </label>
+          );
+        }
+        return (
+          <label key={field.name}>
+            {field.name} ={' '}
+            <input
+              list={`values-${field.name}`}
+              aria-label={`${field.name} value`}
+              defaultValue={filter?.equals ?? ''}
+              key={`${field.name}-eq-${filter?.equals}`}
+              onBlur={(event) =>
+                setField(field.name, event.target.value ? { equals: event.target.value } : null)
+              }
+              onKeyDown={(event) => {
+                if (event.key === 'Enter')
+                  setField(
+                    field.name,
+                    event.currentTarget.value ? { equals: event.currentTarget.value } : null,
+                  );
+              }}
+            />
+            <datalist id={`values-${field.name}`}>
+              {field.top.map((value) => (
+                <option key={value.value} value={value.value} />
+              ))}
+            </datalist>
+          </label>
+        );
+      })}
+    </form>
+  );
+}

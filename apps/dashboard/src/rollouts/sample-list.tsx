@@ -1,0 +1,79 @@
+'use client';
+
+import { useInfiniteQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
+import { VirtualList } from '~/components/virtual-list';
+import { formatChars, formatScore } from '~/components/format';
+import { useTRPC } from '~/trpc/client';
+import { type BrowserParams, browserSearch, sampleFilter } from './browser-params';
+import type { SampleListItem } from './types';
+
+const PAGE = 100;
+
+function extrasSummary(extras: Record<string, unknown>): string {
+  return Object.entries(extras)
+    .filter(([, value]) => typeof value !== 'object')
+    .slice(0, 3)
+    .map(([name, value]) => `${name}=${String(value).slice(0, 16)}`)
+    .join(' · ');
+}
+
+/** The samples of one step under the filters, loaded a page at a time as the list scrolls. */
+export function SampleList({ runId, step, params }: { runId: string; step: number; params: BrowserParams }) {
+  const trpc = useTRPC();
+  const samples = useInfiniteQuery(
+    trpc.rollouts.samples.infiniteQueryOptions(
+      { runId, step, limit: PAGE, ...sampleFilter(params) },
+      { getNextPageParam: (page) => page.nextCursor },
+    ),
+  );
+  if (samples.isPending) return <Loading what="samples" />;
+  if (samples.isError) return <ProblemCard error={samples.error} what="Samples" />;
+  const items: SampleListItem[] = samples.data.pages.flatMap((page) => page.items);
+  const total = samples.data.pages[0]?.total ?? 0;
+  if (total === 0)
+    return (
+      <EmptyState title="No samples match">
+        <p>No sample of step {step} passes these filters. Widen the score range or remove a field filter.</p>
+      </EmptyState>
+    );
+  const selected = items.findIndex((item) => item.line === params.line);
+  return (
+    <>
+      <p className="list-count" aria-live="polite">
+        {total.toLocaleString()} samples
+      </p>
+      <VirtualList
+        label="samples"
+        count={items.length}
+        hasMore={samples.hasNextPage}
+        loadingMore={samples.isFetchingNextPage}
+        loadMore={() => void samples.fetchNextPage()}
+        rowHeight={64}
+        selectedIndex={selected}
+        renderRow={(index) => {
+          const item = items[index]!;
+          return (
+            <Link
+              href={`/rollouts/${runId}/browse?${browserSearch({ ...params, step, line: item.line })}`}
+              className={`row sample-row ${item.line === params.line ? 'selected' : ''}`}
+              aria-current={item.line === params.line ? 'true' : undefined}
+              replace
+              scroll={false}
+              data-line={item.line}
+            >
+              <span className="row-head">
+                <strong>#{item.line}</strong> <span className="score-chip">{formatScore(item.score)}</span>{' '}
+                <span className="muted">{extrasSummary(item.extras)}</span>
+                <span className="muted right">{formatChars(item.chars)}</span>
+              </span>
+              <span className="preview">{item.prompt}</span>
+              <span className="preview muted">…{item.answer.slice(-90)}</span>
+            </Link>
+          );
+        }}
+      />
+    </>
+  );
+}

@@ -1,0 +1,61 @@
+'use client';
+
+import Link from 'next/link';
+import { formatScore } from '~/components/format';
+import type { Sample } from './types';
+
+function Value({ value }: { value: unknown }) {
+  if (typeof value === 'string') return <code>{value}</code>;
+  return <code>{JSON.stringify(value)}</code>;
+}
+
+/** Score, ground truth, extras and the same prompt's other samples, beside the conversation. */
+export function SamplePanel({
+  sample,
+  compareHref,
+}: {
+  sample: Sample;
+  compareHref: (step: number, line: number) => string;
+}) {
+  return (
+    <aside className="side-panel" aria-label="sample details">
+      <dl>
+        <dt>score</dt>
+        <dd className="score-value">{formatScore(sample.score)}</dd>
+        <dt>ground truth</dt>
+        <dd>
+          <Value value={sample.gts} />
+        </dd>
+        {sample.requestId ? (
+          <>
+            <dt>request_id</dt>
+            <dd>
+              <code>{sample.requestId}</code>
+            </dd>
+          </>
+        ) : null}
+        {Object.entries(sample.extras).map(([name, value]) => (
+          <div key={name} className="extra">
+            <dt>{name}</dt>
+            <dd>
+              <Value value={value} />
+            </dd>
+          </div>
+        ))}
+      </dl>
+      <h3>Same prompt elsewhere</h3>
+      {sample.samePrompt.length === 0 ? (
+        <p className="muted">This prompt appears only here.</p>
+      ) : (
+        <ul className="same-prompt">
+          {sample.samePrompt.slice(0, 30).map((other) => (
+            <li key={`${other.step}:${other.line}`}>
+              step {other.step} · line {other.line} · score {formatScore(other.score)}{' '}
+              <Link href={compareHref(other.step, other.line)}>compare</Link>
+            </li>
+          ))}
+        </ul>
+      )}
+    </aside>
+  );
+}

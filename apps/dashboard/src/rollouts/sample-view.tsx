@@ -1,0 +1,76 @@
+'use client';
+
+import { parseSearchQuery } from '@fusebox/api/rollouts/search-query';
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { type RefObject, useMemo } from 'react';
+import { Loading, ProblemCard } from '~/components/query-state';
+import { formatScore } from '~/components/format';
+import { useTRPC } from '~/trpc/client';
+import { type BrowserParams, sampleFilter } from './browser-params';
+import { ChatView } from './chat-view';
+import { SamplePanel } from './sample-panel';
+
+interface SampleViewProps {
+  runId: string;
+  step: number;
+  line: number;
+  params: BrowserParams;
+  onRawChange: (raw: boolean) => void;
+  scrollRef: RefObject<HTMLDivElement | null>;
+}
+
+/** One sample: its conversation (or raw text) with search matches marked, and its details beside it. */
+export function SampleView({ runId, step, line, params, onRawChange, scrollRef }: SampleViewProps) {
+  const trpc = useTRPC();
+  const sample = useQuery(
+    trpc.rollouts.sample.queryOptions({ runId, step, line, filter: sampleFilter(params) }),
+  );
+  const query = useMemo(() => {
+    const parsed = params.q ? parseSearchQuery(params.q) : null;
+    return parsed && parsed.terms.length > 0 ? parsed : null;
+  }, [params.q]);
+  if (sample.isPending) return <Loading what="the sample" />;
+  if (sample.isError) return <ProblemCard error={sample.error} what="Sample" />;
+  const data = sample.data;
+  const compareHref = (otherStep: number, otherLine: number) =>
+    `/rollouts/${runId}/compare?a=${step}:${line}&b=${otherStep}:${otherLine}`;
+  return (
+    <div className="sample-view">
+      <header className="sample-header">
+        <h2>
+          Step {data.step} · line {data.line} · score{' '}
+          <span className="score-value">{formatScore(data.score)}</span>
+        </h2>
+        <span className="muted">
+          {data.position
+            ? `${data.position.index} of ${data.position.total} in this step's list`
+            : 'not in the filtered list'}
+        </span>
+        <label className="toggle">
+          <input
+            type="checkbox"
+            checked={params.raw}
+            onChange={(event) => onRawChange(event.target.checked)}
+          />{' '}
+          raw text
+        </label>
+        <Link href={compareHref(data.samePrompt[0]?.step ?? step, data.samePrompt[0]?.line ?? line)}>
+          Compare…
+        </Link>
+      </header>
+      <div className="sample-body">
+        <div className="sample-scroll" ref={scrollRef} tabIndex={-1} aria-label="conversation">
+          <ChatView
+            key={`${step}:${line}:${params.q}`}
+            input={data.input}
+            output={data.output}
+            raw={params.raw}
+            query={query}
+          />
+        </div>
+        <SamplePanel sample={data} compareHref={compareHref} />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,107 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { CodeBlock } from '~/components/code-block';
+import { Loading, ProblemCard } from '~/components/query-state';
+import { formatMs, formatScore, formatTime } from '~/components/format';
+import { useTRPC } from '~/trpc/client';
+
+function fraction(count: number | null, total: number | null): string {
+  return count === null || total === null ? '–' : `${count} of ${total}`;
+}
+
+/** A session from its task to its reward: each action with the code it ran and what it observed, and errors. */
+export function SessionTimeline({ id }: { id: string }) {
+  const trpc = useTRPC();
+  const session = useQuery(trpc.sessions.byId.queryOptions({ id }));
+  if (session.isPending) return <Loading what="the session" />;
+  if (session.isError)
+    return (
+      <ProblemCard error={session.error} what="Session">
+        <Link href="/sessions">All sessions</Link>
+      </ProblemCard>
+    );
+  const s = session.data;
+  return (
+    <>
+      <h1>
+        Session {s.id} <span className="badge">{s.state}</span>
+      </h1>
+      <section className="card wide" aria-label="task and reward">
+        <dl>
+          <dt>task</dt>
+          <dd>
+            {s.task.name} ({s.taskId}, {s.task.language})
+          </dd>
+          <dt>started</dt>
+          <dd>{formatTime(s.createdAt)}</dd>
+          <dt>reward</dt>
+          <dd className="score-value">{formatScore(s.reward)}</dd>
+          <dt>fail → pass</dt>
+          <dd>{fraction(s.f2pCount, s.f2pTotal)}</dd>
+          <dt>pass → pass</dt>
+          <dd>{fraction(s.p2pCount, s.p2pTotal)}</dd>
+        </dl>
+      </section>
+      <ol className="timeline" aria-label="timeline">
+        {s.actions.map((action) => (
+          <li key={action.seq} className="turn assistant" aria-label={`action ${action.seq}`}>
+            <header>
+              <span className="role assistant">action {action.seq}</span>
+              <span className="muted">
+                {formatTime(action.createdAt)} · {action.status}
+                {action.returnCode === null ? '' : ` · exit ${action.returnCode}`} ·{' '}
+                {formatMs(action.durationMs)}
+              </span>
+              {action.executionId ? <Link href={`/executions/${action.executionId}`}>execution</Link> : null}
+            </header>
+            {action.code !== null ? (
+              <CodeBlock code={action.code} language={s.task.language} label="action code" />
+            ) : (
+              <pre className="text">{action.content}</pre>
+            )}
+            <div className="tool-response" aria-label="observation">
+              <span className="badge">observation</span>
+              <pre className="text">{action.observation}</pre>
+            </div>
+          </li>
+        ))}
+        {s.events.map((event, index) => (
+          <li key={`event-${index}`} className={`event ${event.level}`}>
+            <span className={`badge ${event.level === 'error' ? 'error' : ''}`}>{event.level}</span>{' '}
+            {formatTime(event.createdAt)} · <code>{event.route}</code> · {event.message}
+          </li>
+        ))}
+      </ol>
+      {s.rewardDetail ? (
+        <table className="table" aria-label="tests">
+          <thead>
+            <tr>
+              <th>test</th>
+              <th>group</th>
+              <th>result</th>
+              <th>detail</th>
+            </tr>
+          </thead>
+          <tbody>
+            {s.rewardDetail.map((test) => (
+              <tr key={`${test.group}:${test.name}`}>
+                <td>{test.name}</td>
+                <td>{test.group}</td>
+                <td>
+                  <span className={`badge ${test.passed ? 'ok' : 'error'}`}>
+                    {test.passed ? 'passed' : test.status}
+                  </span>
+                </td>
+                <td>
+                  <code>{test.detail.slice(-200)}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </>
+  );
+}
