@@ -5,6 +5,9 @@
 /** Poll interval of the queue's head while every slot is busy; pg_sleep's resolution is 1 ms anyway. */
 const HEAD_POLL_SECONDS = 0.001;
 
+/** What a session is for: holding permits (and reading stats), or only reading stats. */
+export type SessionPurpose = 'acquire' | 'read';
+
 /**
  * Makes a new connection fit to hold a permit, in one round trip:
  * - no server default may cut a long wait or an idle holder short (statement, lock, idle timeouts);
@@ -12,17 +15,18 @@ const HEAD_POLL_SECONDS = 0.001;
  *   vanished, even while it waits in the gate's queue or polls for a slot, so a killed waiter leaves the queue;
  * - server-side TCP keepalives free a silent host's slots in about 25 s;
  * - `application_name` names the holder in pg_locks-based stats;
- * - the acquire routine is a temporary procedure, private to this session and dropped with it, so it always
+ * - for `acquire` sessions, the acquire routine: a temporary procedure, private to the session and dropped with it, so it always
  *   matches this version of the code and needs no migration. A procedure rather than a function because it
  *   must COMMIT its updates to the key's row before it hands the gate on: the next head reads them.
  *
  * The acquire routine joins the gate's queue (Postgres grants a lock's waiters in arrival order), then, as the
  * queue's head, polls the slots until it may take one, and leaves the gate to the next waiter. It reads the key's
  * row on every poll, so a new limit or start rate applies at once. It returns the slot, or NULL when `p_wait_ms`
- * ran out, having left the queue. Lock waits and pg_sleep keep a snapshot, so very long waits hold back vacuum.
+ * ran out, having left the queue (in `slot`, its INOUT parameter). Lock waits and pg_sleep keep a snapshot, so
+ * very long waits hold back vacuum.
  */
-export function sessionSetupSql(applicationName: string): string {
-  return `
+export function sessionSetupSql(applicationName: string, purpose: SessionPurpose): string {
+  const settings = `
 SET statement_timeout = 0;
 SET lock_timeout = 0;
 SET idle_session_timeout = 0;
@@ -31,7 +35,11 @@ SET client_connection_check_interval = '100ms';
 SET tcp_keepalives_idle = 10;
 SET tcp_keepalives_interval = 5;
 SET tcp_keepalives_count = 3;
-SET application_name = ${quoteLiteral(applicationName)};
+SET application_name = ${quoteLiteral(applicationName)};`;
+  // A stats reader never acquires: it is spared the catalog writes of creating (and dropping) the procedure.
+  return purpose === 'read'
+    ? settings
+    : `${settings}
 CREATE OR REPLACE PROCEDURE pg_temp.fusebox_limiter_acquire(p_key text, p_ns int, p_wait_ms float8, INOUT slot int)
 LANGUAGE plpgsql AS $fn$
 DECLARE

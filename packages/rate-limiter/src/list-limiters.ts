@@ -24,7 +24,10 @@ export async function listLimiters(
 ): Promise<LimiterStats[]> {
   const connect = resolveConnect(options);
   options.signal?.throwIfAborted();
-  const session = await abortable(PgSession.open(ALL_KEYS, connect, defaultHolderName()), options.signal);
+  const session = await abortable(
+    PgSession.open(ALL_KEYS, connect, defaultHolderName(), 'read'),
+    options.signal,
+  );
   try {
     return await abortable(
       readStats(session, null).catch((error: unknown) => {

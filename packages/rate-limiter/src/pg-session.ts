@@ -1,5 +1,5 @@
 import { LimiterUnavailableError } from './errors/limiter-unavailable-error';
-import { sessionSetupSql } from './limiter-sql';
+import { type SessionPurpose, sessionSetupSql } from './limiter-sql';
 import { CONNECT_TIMEOUT_MS, type LimiterConnection } from './pg-connection';
 
 /** Prefix of `application_name` on the limiter's sessions; stats strip it to show the holder's name. */
@@ -28,6 +28,7 @@ export class PgSession {
     key: string,
     connect: () => Promise<LimiterConnection>,
     holderName: string,
+    purpose: SessionPurpose = 'acquire',
   ): Promise<PgSession> {
     let timer: NodeJS.Timeout | undefined;
     const connecting = connect();
@@ -49,7 +50,7 @@ export class PgSession {
     }
     const session = new PgSession(connection);
     try {
-      await connection.query({ text: sessionSetupSql(applicationName(holderName)) });
+      await connection.query({ text: sessionSetupSql(applicationName(holderName), purpose) });
     } catch (error) {
       await session.end();
       throw new LimiterUnavailableError(key, describe(error), { cause: error });
