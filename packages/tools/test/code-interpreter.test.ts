@@ -1,3 +1,7 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { startServer, type RunningServer } from '@fusebox/api/testing';
 import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
 import { createLocalLimiter } from '@fusebox/rate-limiter/local';
@@ -15,6 +19,8 @@ import {
   SEED_USER_PROMPT,
 } from './fixtures/seed-sample';
 import { toolCall } from './helpers/recording-tool';
+
+const RUNNER = fileURLToPath(new URL('./helpers/limited-runner.ts', import.meta.url));
 
 let db: TestDatabase;
 let server: RunningServer;
@@ -186,6 +192,44 @@ describe('CodeInterpreterTool against Fusebox’s /run_code', () => {
     expect(seconds).toBeGreaterThan(3);
     expect(Math.max(...results.map((result) => Number(result.metrics.queueWaitMs)))).toBeGreaterThan(1_500);
   }, 60_000);
+
+  it('multi-node: 2 processes × 6 runs of 2 s under a global limit of 6 take two rounds, never 7 at once', async () => {
+    const args = [url, db.url, 'test.multinode', '6', '6', '2'];
+    const workers = [0, 1].map(() =>
+      spawn(process.execPath, ['--import', 'tsx', RUNNER, ...args], { stdio: ['pipe', 'pipe', 'inherit'] }),
+    );
+    // Listen for the exits now: a worker may exit before its last line has been read.
+    const exits = workers.map((worker) => once(worker, 'exit'));
+    const lines = workers.map((worker) => createInterface({ input: worker.stdout })[Symbol.asyncIterator]());
+    for (const line of lines) expect((await line.next()).value).toBe('ready');
+    for (const worker of workers) worker.stdin.end('go\n');
+    const runs = (
+      await Promise.all(
+        lines.map(async (line) => JSON.parse(String((await line.next()).value)) as number[][]),
+      )
+    ).flat();
+    await Promise.all(exits);
+
+    const span =
+      (Math.max(...runs.map(([, end]) => end ?? 0)) - Math.min(...runs.map(([start]) => start ?? 0))) / 1000;
+    expect(runs).toHaveLength(12);
+    expect(span).toBeGreaterThan(4);
+    // The most runs holding a permit at one instant, across both processes. The worker stamps a run's end after
+    // execute returns, a little after the permit went back, so each end is pulled in by 100 ms of slack.
+    const edges = runs
+      .flatMap(
+        ([start = 0, end = 0]) =>
+          [
+            [start, 1],
+            [end - 100, -1],
+          ] as const,
+      )
+      .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    let current = 0;
+    let peak = 0;
+    for (const [, delta] of edges) peak = Math.max(peak, (current += delta));
+    expect(peak).toBeLessThanOrEqual(6);
+  }, 90_000);
 });
 
 describe('episodes with real execution', () => {
