@@ -15,9 +15,10 @@ export type SessionPurpose = 'acquire' | 'read';
  *   vanished, even while it waits in the gate's queue or polls for a slot, so a killed waiter leaves the queue;
  * - server-side TCP keepalives free a silent host's slots in about 25 s;
  * - `application_name` names the holder in pg_locks-based stats;
- * - for `acquire` sessions, the acquire routine: a temporary procedure, private to the session and dropped with it, so it always
- *   matches this version of the code and needs no migration. A procedure rather than a function because it
- *   must COMMIT its updates to the key's row before it hands the gate on: the next head reads them.
+ * - for `acquire` sessions, the acquire routine: a temporary procedure, private to the session and dropped with
+ *   it, so it always matches this version of the code and needs no migration. A procedure rather than a
+ *   function because it must COMMIT its updates to the key's row before it hands the gate on: the next head
+ *   reads them.
  *
  * The acquire routine joins the gate's queue (Postgres grants a lock's waiters in arrival order), then, as the
  * queue's head, polls the slots until it may take one, and leaves the gate to the next waiter. It reads the key's

@@ -2,7 +2,8 @@ import type { AcquireOptions, Limiter, Permit } from './limiter';
 
 /**
  * `Limiter.withPermit` for every implementation: acquire, run, always release. A permit lost while `fn` ran
- * turns even a success into a rejection with the loss reason, because `fn`'s work was no longer counted.
+ * makes the call reject with the loss reason, whatever `fn` did: a success was no longer counted against the
+ * limit, and a failure was most likely the abort the loss caused.
  */
 export async function withPermit<T>(
   limiter: Pick<Limiter, 'acquire'>,
@@ -11,7 +12,13 @@ export async function withPermit<T>(
 ): Promise<T> {
   const permit = await limiter.acquire(options);
   try {
-    const result = await fn(permit.signal, permit);
+    let result: T;
+    try {
+      result = await fn(permit.signal, permit);
+    } catch (error) {
+      permit.signal.throwIfAborted();
+      throw error;
+    }
     permit.signal.throwIfAborted();
     return result;
   } finally {

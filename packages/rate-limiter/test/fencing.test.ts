@@ -46,13 +46,15 @@ describe('fencing', () => {
     expect((await limiter.stats()).inFlight).toBe(0);
   });
 
-  it('makes withPermit reject with the loss even when the work itself succeeded', async () => {
+  it.each([
+    ['succeeded', () => 'finished unguarded'],
+    ['failed for the abort', () => Promise.reject(new Error('sandbox killed'))],
+  ])('makes withPermit reject with the loss even when the work %s', async (_, ending) => {
     const outcome = limiter.withPermit(async (signal) => {
-      const permit = { slot: 1, signal } as Permit;
       const lost = new Promise((resolve) => signal.addEventListener('abort', resolve));
-      await terminateHolder(permit);
+      await terminateHolder({ slot: 1, signal } as Permit);
       await lost;
-      return 'finished unguarded';
+      return ending();
     });
     await expect(outcome).rejects.toBeInstanceOf(PermitLostError);
     // The terminated backend frees its lock as it exits, a moment after the client heard of it.
