@@ -6,13 +6,21 @@ import type { ToolResponse } from './tool-response';
 /**
  * Keyword arguments of a tool call, as verl passes `**kwargs`: `create_kwargs` such as `ground_truth` for
  * `create`, `execute_kwargs` for `execute`, and so on. `signal` aborts the call.
+ *
+ * @example
+ * await tool.execute(id, { code: 'print(1)' }, { signal: AbortSignal.timeout(60_000) });
  */
 export interface ToolKwargs {
   signal?: AbortSignal;
   [key: string]: unknown;
 }
 
-/** What `execute` returns: verl's `(ToolResponse, reward, metrics)` as named fields. */
+/**
+ * What `execute` returns: verl's `(ToolResponse, reward, metrics)` as named fields.
+ *
+ * @example
+ * const { response, reward, metrics }: ToolExecution = await tool.execute(id, { answer: '72' });
+ */
 export interface ToolExecution {
   response: ToolResponse;
   /** The step reward of this call, or null when the tool has none. */

@@ -5,6 +5,9 @@ import type { RunTextCompat } from './describe-run';
  * How `calcReward` scores an instance from its runs: `last_success` (default) is 1 when the last run succeeded,
  * `any_success` when any did, `success_rate` is the share that did, `none` is always 0. (verl returns its
  * list of outputs, which is always empty.)
+ *
+ * @example
+ * new CodeInterpreterTool({ sandbox_fusion_url: url, reward: 'success_rate' satisfies CodeRewardMode });
  */
 export type CodeRewardMode = 'last_success' | 'any_success' | 'success_rate' | 'none';
 
@@ -14,6 +17,9 @@ const positiveInt = z.number().int().positive();
  * The `config:` block of a code interpreter entry: verl's keys with verl's defaults, plus Fusebox's own
  * (`compat`, `reward`, `database_url`, `rate_limit_key`). Unknown keys, such as verl's `type`, are ignored as
  * verl ignores them.
+ *
+ * @example
+ * codeInterpreterConfigSchema.parse({ sandbox_fusion_url: 'http://127.0.0.1:8080/run_code' }).rate_limit; // 10
  */
 export const codeInterpreterConfigSchema = z.object({
   /** The full URL of `/run_code`, as verl wants it: Fusebox's API or any SandboxFusion. */
@@ -43,5 +49,10 @@ export const codeInterpreterConfigSchema = z.object({
   rate_limit_key: z.string().min(1).default('tools.code_interpreter'),
 });
 
-/** A validated code interpreter config. */
+/**
+ * A validated code interpreter config.
+ *
+ * @example
+ * const { num_workers, rate_limit }: CodeInterpreterConfig = tool.settings;
+ */
 export type CodeInterpreterConfig = z.output<typeof codeInterpreterConfigSchema>;

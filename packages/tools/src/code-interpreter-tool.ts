@@ -13,7 +13,12 @@ import { type CodeInterpreterConfig, codeInterpreterConfigSchema } from './code-
 import { type RunDescription, VERL_NO_STDOUT, describeRun } from './describe-run';
 import type { ToolSchemaInput } from './tool-schema';
 
-/** The schema of verl's `sandbox_fusion_tool_config.yaml`, used when a config gives none. */
+/**
+ * The schema of verl's `sandbox_fusion_tool_config.yaml`, used when a config gives none.
+ *
+ * @example
+ * new CodeInterpreterTool({ sandbox_fusion_url: url }, CODE_INTERPRETER_SCHEMA);
+ */
 export const CODE_INTERPRETER_SCHEMA: ToolSchemaInput = {
   type: 'function',
   function: {
@@ -27,7 +32,12 @@ export const CODE_INTERPRETER_SCHEMA: ToolSchemaInput = {
   },
 };
 
-/** What a code interpreter can be given besides its config: a client or a global limiter to share. */
+/**
+ * What a code interpreter can be given besides its config: a client or a global limiter to share.
+ *
+ * @example
+ * new CodeInterpreterTool(config, undefined, { limiter: createLocalLimiter({ limit: 4 }) });
+ */
 export interface CodeInterpreterOptions {
   /** Defaults to a client of `sandbox_fusion_url` that the tool owns and closes. */
   client?: SandboxClient;

@@ -5,10 +5,18 @@ import { type RunCategory, summarize } from '@fusebox/sandbox-client/summarize';
  * How the code interpreter words a run for the model. `fusebox` says what happened; `verl` reproduces verl's
  * `SandboxFusionTool` text exactly: stdout + stderr when the run step finished (whatever its exit code), else
  * `no stdout here`.
+ *
+ * @example
+ * describeRun(response, context, 'verl' satisfies RunTextCompat).text; // 'no stdout here' on a timeout
  */
 export type RunTextCompat = 'fusebox' | 'verl';
 
-/** verl's whole text for anything but a finished run: a timeout, a compile error, a sandbox error. */
+/**
+ * verl's whole text for anything but a finished run: a timeout, a compile error, a sandbox error.
+ *
+ * @example
+ * if (text === VERL_NO_STDOUT) console.warn('the run did not finish');
+ */
 export const VERL_NO_STDOUT = 'no stdout here';
 
 // Python's MemoryError under RLIMIT_AS, C++'s bad_alloc, or a kill by SIGKILL (the cgroup OOM killer).
@@ -18,6 +26,9 @@ const SIGKILL_CODES = new Set([-9, 137]);
 /**
  * The text for the model, and what happened: the category verl's reward code would give the run, or
  * `memory_limit`, or `unsupported_language` when the model asked for a language the sandbox does not have.
+ *
+ * @example
+ * const { text, category }: RunDescription = describeRun(response, { runTimeout: 30, memoryLimitMb: 1024 });
  */
 export interface RunDescription {
   text: string;

@@ -1,7 +1,17 @@
-/** verl scores only the tail of a solution: the final answer is near the end, and long regexes are slow. */
+/**
+ * verl scores only the tail of a solution: the final answer is near the end, and long regexes are slow.
+ *
+ * @example
+ * extractGsm8kSolution(`#### 1 ${'x'.repeat(SOLUTION_CLIP_CHARS)}`); // null: the answer is before the tail
+ */
 export const SOLUTION_CLIP_CHARS = 300;
 
-/** `strict` needs `#### <number>`; `flexible` takes the last number anywhere in the tail. */
+/**
+ * `strict` needs `#### <number>`; `flexible` takes the last number anywhere in the tail.
+ *
+ * @example
+ * extractGsm8kSolution('it is 72', 'flexible' satisfies Gsm8kMethod); // '72'
+ */
 export type Gsm8kMethod = 'strict' | 'flexible';
 
 /**
@@ -28,6 +38,12 @@ export function extractGsm8kSolution(solution: string, method: Gsm8kMethod = 'st
   return numbers[0] ?? null;
 }
 
+/**
+ * How `computeGsm8kScore` extracts and scores: verl's defaults unless given.
+ *
+ * @example
+ * computeGsm8kScore(solution, '72', { method: 'flexible' } satisfies Gsm8kScoreOptions);
+ */
 export interface Gsm8kScoreOptions {
   method?: Gsm8kMethod;
   /** Score when an answer is found but wrong. verl's default: 0. */

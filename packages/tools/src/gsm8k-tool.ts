@@ -3,7 +3,12 @@ import { computeGsm8kScore } from './gsm8k-score';
 import { pythonFloatRepr, pythonStringRepr } from './python-repr';
 import type { ToolSchemaInput } from './tool-schema';
 
-/** The schema of verl's example config `gsm8k_tool_config.yaml`, used when a config gives none. */
+/**
+ * The schema of verl's example config `gsm8k_tool_config.yaml`, used when a config gives none.
+ *
+ * @example
+ * new Gsm8kTool({}, GSM8K_TOOL_SCHEMA);
+ */
 export const GSM8K_TOOL_SCHEMA: ToolSchemaInput = {
   type: 'function',
   function: {
@@ -23,7 +28,12 @@ export const GSM8K_TOOL_SCHEMA: ToolSchemaInput = {
   },
 };
 
-/** verl's step penalty for submitting an answer that does not score better than the previous one. */
+/**
+ * verl's step penalty for submitting an answer that does not score better than the previous one.
+ *
+ * @example
+ * (await tool.execute(id, { answer: 'same as before' })).reward === NO_IMPROVEMENT_PENALTY; // true
+ */
 export const NO_IMPROVEMENT_PENALTY = -0.05;
 
 interface Gsm8kState {

@@ -1,4 +1,9 @@
-/** A JSON value as Python's `json.dumps` sees it. */
+/**
+ * A JSON value as Python's `json.dumps` sees it.
+ *
+ * @example
+ * const extra: Record<string, JsonValue> = { data_source: 'openai/gsm8k', acc: true };
+ */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 /**

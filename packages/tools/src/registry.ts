@@ -11,6 +11,9 @@ import { type ToolSchemaInput, parseToolSchema } from './tool-schema';
 /**
  * A tool class a config can name: constructed with the entry's `config` and `tool_schema`. A class may carry a
  * static `defaultSchema` for entries that give none, as verl's `get_openai_tool_schema`.
+ *
+ * @example
+ * await loadToolsFromYaml(file, { classes: { 'my_project.tools.SearchTool': SearchTool satisfies ToolClass } });
  */
 export type ToolClass = (new (config: Record<string, unknown>, schema: ToolSchemaInput) => BaseTool) & {
   defaultSchema?: ToolSchemaInput;
@@ -19,6 +22,9 @@ export type ToolClass = (new (config: Record<string, unknown>, schema: ToolSchem
 /**
  * The classes a config can name without registering anything: verl's class paths, so verl's files load
  * unchanged, and Fusebox's own names.
+ *
+ * @example
+ * Object.keys(BUILTIN_TOOL_CLASSES); // ['verl.tools.sandbox_fusion_tools.SandboxFusionTool', …]
  */
 export const BUILTIN_TOOL_CLASSES: Readonly<Record<string, ToolClass>> = {
   'verl.tools.sandbox_fusion_tools.SandboxFusionTool': CodeInterpreterTool,
@@ -27,7 +33,12 @@ export const BUILTIN_TOOL_CLASSES: Readonly<Record<string, ToolClass>> = {
   Gsm8kTool,
 };
 
-/** Options of `loadToolsFromYaml`. */
+/**
+ * Options of `loadToolsFromYaml`.
+ *
+ * @example
+ * await loadToolsFromYaml(file, { signal: AbortSignal.timeout(5_000) } satisfies LoadToolsOptions);
+ */
 export interface LoadToolsOptions {
   /** More classes by name, e.g. `{ 'my_project.tools.SearchTool': SearchTool }`; they win over built-ins. */
   classes?: Record<string, ToolClass>;

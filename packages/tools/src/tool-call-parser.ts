@@ -1,7 +1,17 @@
-/** The tool-call formats verl calls `hermes` and sglang calls `qwen25`: both are `<tool_call>{json}</tool_call>`. */
+/**
+ * The tool-call formats verl calls `hermes` and sglang calls `qwen25`: both are `<tool_call>{json}</tool_call>`.
+ *
+ * @example
+ * parseToolCalls(text, 'qwen25' satisfies ToolCallFormat);
+ */
 export type ToolCallFormat = 'hermes' | 'qwen25';
 
-/** A tool call as the model wrote it, either usable or with what is wrong with it. */
+/**
+ * A tool call as the model wrote it, either usable or with what is wrong with it.
+ *
+ * @example
+ * for (const call of parseToolCalls(text).calls) if (!call.ok) console.warn(call.problem);
+ */
 export type ParsedToolCall =
   | { ok: true; name: string; arguments: Record<string, unknown>; raw: string }
   | { ok: false; problem: string; raw: string };

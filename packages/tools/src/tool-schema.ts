@@ -23,7 +23,12 @@ const functionSchema = z.object({
   strict: z.boolean().default(false),
 });
 
-/** zod schema of an OpenAI function tool schema, with verl's defaults (`enum: null`, `strict: false`). */
+/**
+ * zod schema of an OpenAI function tool schema, with verl's defaults (`enum: null`, `strict: false`).
+ *
+ * @example
+ * toolSchemaSchema.safeParse(input).success;
+ */
 export const toolSchemaSchema = z.object({
   type: z.string(),
   function: functionSchema,
@@ -32,10 +37,18 @@ export const toolSchemaSchema = z.object({
 /**
  * An OpenAI function tool schema exactly as verl models it (`OpenAIFunctionToolSchema`): every optional field is
  * present, as null or its default, because verl's prompts show them that way.
+ *
+ * @example
+ * const schema: ToolSchema = tool.schema;
  */
 export type ToolSchema = z.output<typeof toolSchemaSchema>;
 
-/** What a caller may write: the optional fields can be left out. */
+/**
+ * What a caller may write: the optional fields can be left out.
+ *
+ * @example
+ * const input: ToolSchemaInput = { type: 'function', function: { name: 'now', description: 'The time.' } };
+ */
 export type ToolSchemaInput = z.input<typeof toolSchemaSchema>;
 
 /**

@@ -1,7 +1,12 @@
 import type { BaseTool } from './base-tool';
 import { type ToolSchema, toolSchemaJson } from './tool-schema';
 
-/** The system prompt Qwen2.5's chat template uses when the conversation has none but tools are given. */
+/**
+ * The system prompt Qwen2.5's chat template uses when the conversation has none but tools are given.
+ *
+ * @example
+ * systemPromptWithTools(undefined, tools)?.startsWith(QWEN_DEFAULT_SYSTEM_PROMPT); // true
+ */
 export const QWEN_DEFAULT_SYSTEM_PROMPT =
   'You are Qwen, created by Alibaba Cloud. You are a helpful assistant.';
 

@@ -1,7 +1,17 @@
-/** Which part of a long tool response verl keeps: the head (`left`), the tail (`right`) or both ends. */
+/**
+ * Which part of a long tool response verl keeps: the head (`left`), the tail (`right`) or both ends.
+ *
+ * @example
+ * truncateToolResponse(text, 256, 'right' satisfies TruncateSide);
+ */
 export type TruncateSide = 'left' | 'right' | 'middle';
 
-/** verl's `max_tool_response_length` default, in characters. */
+/**
+ * verl's `max_tool_response_length` default, in characters.
+ *
+ * @example
+ * truncateToolResponse(text, DEFAULT_MAX_TOOL_RESPONSE_LENGTH * 4);
+ */
 export const DEFAULT_MAX_TOOL_RESPONSE_LENGTH = 256;
 
 /**

@@ -4,7 +4,12 @@ import { type JsonValue, pythonJsonDumps } from '../python-json';
 import type { Trajectory } from '../rollout/episode';
 import { trajectoryChatText } from './chat-text';
 
-/** One line of a verl rollout dump, with verl's keys first and in verl's order. */
+/**
+ * One line of a verl rollout dump, with verl's keys first and in verl's order.
+ *
+ * @example
+ * const line: VerlDumpLine = verlDumpLine(trajectory, 1);
+ */
 export type VerlDumpLine = {
   input: string;
   output: string;

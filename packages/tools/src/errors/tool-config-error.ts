@@ -3,6 +3,10 @@ import { ToolsError } from './tools-error';
 /**
  * A tool config file cannot be used. `file` is the path (or `<text>` for inline YAML), `entry` the index in
  * `tools:` (null when the whole file is wrong) and `key` the offending key path, e.g. `config.sandbox_fusion_url`.
+ *
+ * @example
+ * // tool_config.yaml: tools[0]: config.sandbox_fusion_url: missing required key
+ * console.error((error as ToolConfigError).key);
  */
 export class ToolConfigError extends ToolsError {
   readonly file: string;

@@ -19,7 +19,12 @@ export class ToolsError extends Error {
   }
 }
 
-/** True for any error thrown by @fusebox/tools, whichever copy of the package threw it. */
+/**
+ * True for any error thrown by @fusebox/tools, whichever copy of the package threw it.
+ *
+ * @example
+ * if (isToolsError(error)) console.error(error.code);
+ */
 export function isToolsError(error: unknown): error is ToolsError {
   const code: unknown = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
   return typeof code === 'string' && code.startsWith('FUSEBOX_TOOLS_');

@@ -7,7 +7,12 @@ import type { ChatMessage } from '../rollout/chat-message';
 import type { Completion, Generate, GenerateRequest } from '../rollout/generate';
 import { systemPromptWithTools } from '../tools-system-prompt';
 
-/** Where and how to reach an OpenAI-compatible chat-completions server (vLLM, SGLang, llama.cpp…). */
+/**
+ * Where and how to reach an OpenAI-compatible chat-completions server (vLLM, SGLang, llama.cpp…).
+ *
+ * @example
+ * const options: OpenAIGenerateOptions = { baseUrl: 'http://127.0.0.1:8000/v1', model: 'qwen', retries: 5 };
+ */
 export interface OpenAIGenerateOptions {
   /** The API root including `/v1`, e.g. `http://127.0.0.1:8000/v1`. */
   baseUrl: string;

@@ -1,6 +1,11 @@
 import type { Completion, Generate, GenerateRequest } from '../rollout/generate';
 
-/** One scripted turn: the assistant's text (finishing with `stop`), or a full completion. */
+/**
+ * One scripted turn: the assistant's text (finishing with `stop`), or a full completion.
+ *
+ * @example
+ * const turn: ScriptedTurn = { content: 'cut off mid-sen', finishReason: 'length' };
+ */
 export type ScriptedTurn = string | Completion;
 
 /**

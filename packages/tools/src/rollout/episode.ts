@@ -2,7 +2,12 @@ import type { JsonValue } from '../python-json';
 import type { ToolSchema } from '../tool-schema';
 import type { ChatMessage } from './chat-message';
 
-/** verl's per-sample `tools_kwargs`: keyword arguments for each lifecycle call, per tool name. */
+/**
+ * verl's per-sample `tools_kwargs`: keyword arguments for each lifecycle call, per tool name.
+ *
+ * @example
+ * const toolsKwargs: ToolsKwargs = { calc_gsm8k_reward: { create_kwargs: { ground_truth: '72' } } };
+ */
 export type ToolsKwargs = Record<
   string,
   {
@@ -13,7 +18,12 @@ export type ToolsKwargs = Record<
   }
 >;
 
-/** One prompt to roll out, as a row of verl's dataset gives it. */
+/**
+ * One prompt to roll out, as a row of verl's dataset gives it.
+ *
+ * @example
+ * const request: EpisodeRequest = { messages: [{ role: 'user', content: 'What is 6 * 7?' }], groundTruth: '42' };
+ */
 export interface EpisodeRequest {
   /** Defaults to a random hex id, as verl's `uuid4().hex`. */
   requestId?: string;
@@ -26,13 +36,21 @@ export interface EpisodeRequest {
   extra?: Record<string, JsonValue>;
 }
 
-/** The states of verl's `AsyncRolloutRequestStateEnum` that a text-only episode goes through. */
+/**
+ * The states of verl's `AsyncRolloutRequestStateEnum` that a text-only episode goes through.
+ *
+ * @example
+ * trajectory.transitions satisfies EpisodeState[]; // ['PENDING', 'RUNNING', 'TOOL_CALLING', 'RUNNING', 'COMPLETED']
+ */
 export type EpisodeState = 'PENDING' | 'RUNNING' | 'TOOL_CALLING' | 'COMPLETED' | 'TRUNCATED' | 'FAILED';
 
 /**
  * Why an episode ended. `stop`: the model answered without a tool call. `length`: the engine or the token budget
  * cut the response (state TRUNCATED). The turn limits end it COMPLETED, as in verl. `error`: generate or a tool
  * lifecycle call failed (state FAILED).
+ *
+ * @example
+ * if (trajectory.finishReason === ('length' satisfies FinishReason)) truncated += 1;
  */
 export type FinishReason = 'stop' | 'length' | 'max_assistant_turns' | 'max_user_turns' | 'error';
 
@@ -40,6 +58,9 @@ export type FinishReason = 'stop' | 'length' | 'max_assistant_turns' | 'max_user
  * One tool call of the episode. `status` is `ok` when the tool returned, `error` when it threw, `malformed` or
  * `unknown_tool` when the model's call could not be run; in those three cases the tool message tells the model
  * what was wrong.
+ *
+ * @example
+ * const slow = trajectory.toolCalls.filter((call: ToolCallRecord) => call.durationMs > 10_000);
  */
 export interface ToolCallRecord {
   /** The assistant turn it came from, 0-based, and its position in that turn. */
@@ -56,7 +77,12 @@ export interface ToolCallRecord {
   metrics: Record<string, unknown>;
 }
 
-/** Everything an episode produced, ready for a reward function, the dump writer or the dashboard. */
+/**
+ * Everything an episode produced, ready for a reward function, the dump writer or the dashboard.
+ *
+ * @example
+ * const solved = trajectories.filter((trajectory: Trajectory) => trajectory.score > 0).length;
+ */
 export interface Trajectory {
   requestId: string;
   state: 'COMPLETED' | 'TRUNCATED' | 'FAILED';

@@ -1,7 +1,12 @@
 import type { ToolSchema } from '../tool-schema';
 import type { ChatMessage } from './chat-message';
 
-/** What the driver asks a policy for: the conversation so far and the tools the model may call. */
+/**
+ * What the driver asks a policy for: the conversation so far and the tools the model may call.
+ *
+ * @example
+ * const generate: Generate = ({ turn }: GenerateRequest) => Promise.resolve({ content: `turn ${turn}`, finishReason: 'stop' });
+ */
 export interface GenerateRequest {
   requestId: string;
   /** 0 for the first assistant turn of the episode, then 1, 2, … */
@@ -10,7 +15,12 @@ export interface GenerateRequest {
   tools: readonly ToolSchema[];
 }
 
-/** One assistant turn. Tool calls are in `content` as `<tool_call>` blocks, as verl's tokenizer decodes them. */
+/**
+ * One assistant turn. Tool calls are in `content` as `<tool_call>` blocks, as verl's tokenizer decodes them.
+ *
+ * @example
+ * const completion: Completion = { content: '#### 42', finishReason: 'stop', completionTokens: 5 };
+ */
 export interface Completion {
   content: string;
   /** `length` means the engine hit its token limit: the episode ends TRUNCATED. */

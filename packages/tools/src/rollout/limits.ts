@@ -1,6 +1,11 @@
 import { DEFAULT_MAX_TOOL_RESPONSE_LENGTH, type TruncateSide } from '../truncate';
 
-/** verl's `multi_turn` settings, in camelCase, plus the token budget (verl's `response_length`). */
+/**
+ * verl's `multi_turn` settings, in camelCase, plus the token budget (verl's `response_length`).
+ *
+ * @example
+ * const limits: EpisodeLimits = { maxAssistantTurns: 5, maxResponseTokens: 4096, maxParallelCalls: 4 };
+ */
 export interface EpisodeLimits {
   /** Assistant turns before the episode ends; unlimited by default, as in verl. */
   maxAssistantTurns?: number;
@@ -16,6 +21,12 @@ export interface EpisodeLimits {
   toolResponseTruncateSide?: TruncateSide;
 }
 
+/**
+ * Limits with every default filled in; unlimited ones are Infinity.
+ *
+ * @example
+ * resolveLimits({ maxAssistantTurns: 5 }).maxResponseTokens; // Infinity
+ */
 export type ResolvedLimits = Required<
   Omit<EpisodeLimits, 'maxAssistantTurns' | 'maxUserTurns' | 'maxResponseTokens'>
 > & {
@@ -29,6 +40,9 @@ const SIDES: readonly TruncateSide[] = ['left', 'right', 'middle'];
 /**
  * Validates limits up front and fills verl's defaults. Throws a TypeError naming the bad field; an episode with
  * neither a turn limit nor a token budget could loop forever, so one of them is required.
+ *
+ * @example
+ * resolveLimits({ maxAssistantTurns: 5 }).maxToolResponseLength; // 256
  */
 export function resolveLimits(limits: EpisodeLimits = {}): ResolvedLimits {
   const positive = (name: keyof EpisodeLimits, value: number | undefined, fallback: number): number => {

@@ -2,7 +2,12 @@ import { mapConcurrent } from '../map-concurrent';
 import type { EpisodeRequest, Trajectory } from './episode';
 import { type RunEpisodeOptions, checkEpisodeOptions, runEpisode } from './run-episode';
 
-/** Batch options: the episode options, plus how many episodes run at once and a progress callback. */
+/**
+ * Batch options: the episode options, plus how many episodes run at once and a progress callback.
+ *
+ * @example
+ * const options: RunBatchOptions = { generate, tools, limits: { maxAssistantTurns: 5 }, concurrency: 64 };
+ */
 export interface RunBatchOptions extends RunEpisodeOptions {
   /** Episodes in flight at once (default 32). Tool executions are bounded separately, by the tools' limiters. */
   concurrency?: number;

@@ -10,7 +10,12 @@ import { type Tokenizer, approximateTokenizer } from './tokenizer';
 import { runToolCalls } from './tool-calls';
 import { type ToolInstance, createToolInstances, finishToolInstances } from './tool-instances';
 
-/** How to run episodes: the policy, the tools, the limits. */
+/**
+ * How to run episodes: the policy, the tools, the limits.
+ *
+ * @example
+ * const options: RunEpisodeOptions = { generate, tools, limits: { maxAssistantTurns: 5 }, signal };
+ */
 export interface RunEpisodeOptions {
   generate: Generate;
   tools?: readonly BaseTool[];
@@ -23,14 +28,25 @@ export interface RunEpisodeOptions {
   signal?: AbortSignal;
 }
 
-/** Options checked once, so a batch validates them once rather than per episode. */
+/**
+ * Options checked once, so a batch validates them once rather than per episode.
+ *
+ * @example
+ * const checked: CheckedEpisodeOptions = checkEpisodeOptions(options);
+ */
 export interface CheckedEpisodeOptions extends RunEpisodeOptions {
   checked: true;
   tools: readonly BaseTool[];
   resolvedLimits: ReturnType<typeof resolveLimits>;
 }
 
-/** Validates episode options up front; throws a TypeError saying what was expected. */
+/**
+ * Validates episode options up front; throws a TypeError saying what was expected.
+ *
+ * @example
+ * const checked = checkEpisodeOptions({ generate, tools, limits: { maxAssistantTurns: 5 } });
+ * for (const request of requests) await runEpisode(request, checked);
+ */
 export function checkEpisodeOptions(options: RunEpisodeOptions): CheckedEpisodeOptions {
   if (typeof options.generate !== 'function')
     throw new TypeError('expected options.generate to be a function');

@@ -1,4 +1,9 @@
-/** Counts tokens for the episode's token budget. Plug in the policy's real tokenizer for exact budgets. */
+/**
+ * Counts tokens for the episode's token budget. Plug in the policy's real tokenizer for exact budgets.
+ *
+ * @example
+ * const words: Tokenizer = { count: (text) => text.split(/\s+/).length };
+ */
 export interface Tokenizer {
   count(text: string): number;
 }
