@@ -29,6 +29,11 @@ export class SandboxCgroup {
     this.procsFiles = dirs.map((dir) => join(dir, 'cgroup.procs'));
   }
 
+  /** The pids of the processes in the cgroup now. */
+  processes(): number[] {
+    return readPids(this.#dirs[0] as string);
+  }
+
   /** Kills anything left in the cgroup, then removes it. */
   async remove(): Promise<void> {
     for (let attempt = 0; ; attempt += 1) {
@@ -102,16 +107,18 @@ function tryRemove(dir: string): boolean {
   }
 }
 
-function killAll(dir: string): void {
-  let pids: string[];
+function readPids(dir: string): number[] {
   try {
-    pids = readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean);
+    return readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
   } catch {
-    return;
+    return [];
   }
-  for (const pid of pids) {
+}
+
+function killAll(dir: string): void {
+  for (const pid of readPids(dir)) {
     try {
-      process.kill(Number(pid), 'SIGKILL');
+      process.kill(pid, 'SIGKILL');
     } catch {
       // Already gone.
     }

@@ -27,6 +27,7 @@ import {
   type SandboxWorkdir,
   releaseDirectory,
   releaseFd,
+  setNiceness,
 } from './sandbox';
 import { shellQuote } from './shell-quote';
 
@@ -51,6 +52,8 @@ export interface LauncherOptions {
 const SANDBOX_ID = '65534';
 /** A sandbox that is not up after this long is broken (or the machine is drowning). */
 const START_TIMEOUT_MS = 30_000;
+/** The CPU niceness of sandboxes started ahead of need: they yield to code that is running. */
+const BACKGROUND_NICENESS = 10;
 /** fd 7 receives bubblewrap's `--info-fd` JSON; see {@link Sandbox} for the others. */
 const STDIO: ('pipe' | 'ignore')[] = ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'];
 const INFO_FD = 7;
@@ -179,9 +182,13 @@ export class SandboxLauncher {
 
   /**
    * Starts a sandbox running `command`, which must write `ready` on fd 4 once it is up, and resolves when it
-   * has. Rejects with {@link SandboxFailureError} if it dies or hangs first.
+   * has. Rejects with {@link SandboxFailureError} if it dies or hangs first. A `background` start runs at
+   * {@link BACKGROUND_NICENESS} until {@link Sandbox.prioritise} is called.
    */
-  async start(command: readonly string[]): Promise<Sandbox> {
+  async start(
+    command: readonly string[],
+    { background = false }: { background?: boolean } = {},
+  ): Promise<Sandbox> {
     const bwrap = this.options.isolation === 'bwrap';
     const cgroup = this.#cgroups?.create({
       maxProcesses: this.options.maxProcesses,
@@ -216,6 +223,8 @@ export class SandboxLauncher {
       throw new SandboxFailureError(`cannot start a sandbox: ${(error as Error).message}`, { cause: error });
     }
     for (const stream of child.stdio) stream?.on('error', () => {});
+    // Set before the launcher execs bubblewrap (it first writes the cgroup files), so everything it forks inherits it.
+    if (background && child.pid !== undefined) setNiceness(child.pid, BACKGROUND_NICENESS);
     const closed = new Promise<ExitStatus>((resolve) => {
       child.once('close', (code, signal) => resolve({ code, signal }));
       child.once('error', () => resolve({ code: null, signal: null }));

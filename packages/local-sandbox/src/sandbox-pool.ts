@@ -6,8 +6,9 @@ const RETRY_AFTER_FAILURE_MS = 1_000;
 
 /**
  * Keeps `size` sandboxes started and waiting for a job, so a request pays only for running its code, not for
- * creating namespaces and mounts. A taken sandbox is replaced at once in the background; used sandboxes are
- * disposed of off the request's path.
+ * creating namespaces and mounts. Warm-ups run at a low CPU priority, so on a busy machine they yield to the
+ * code being run; a taken sandbox gets normal priority back and is replaced in the background. Used sandboxes
+ * are disposed of off the request's path.
  */
 export class SandboxPool {
   readonly #launcher: SandboxLauncher;
@@ -40,14 +41,16 @@ export class SandboxPool {
 
   /** A ready sandbox: a warm one if any, else a freshly started one. */
   async take(): Promise<Sandbox> {
+    // Replacements start once the caller has sent its job, so their spawns never delay it.
+    setImmediate(() => this.#refill());
     for (let sandbox = this.#warm.shift(); sandbox; sandbox = this.#warm.shift()) {
-      this.#refill();
-      if (sandbox.child.exitCode === null && sandbox.child.signalCode === null) return sandbox;
+      if (sandbox.child.exitCode === null && sandbox.child.signalCode === null) {
+        sandbox.prioritise();
+        return sandbox;
+      }
       this.release(sandbox);
     }
-    const sandbox = await this.#launcher.start(this.#command);
-    this.#refill();
-    return sandbox;
+    return this.#launcher.start(this.#command);
   }
 
   /** Disposes of a used sandbox in the background; `close()` waits for it. */
@@ -67,7 +70,7 @@ export class SandboxPool {
     while (this.#warm.length + this.#starting < this.#size) {
       this.#starting += 1;
       this.#track(
-        this.#launcher.start(this.#command).then(
+        this.#launcher.start(this.#command, { background: true }).then(
           (sandbox) => {
             this.#starting -= 1;
             if (this.#closed) this.release(sandbox);

@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { closeSync, rmSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import type { Writable } from 'node:stream';
 import type { CappedOutput } from './capped-output';
 import type { SandboxCgroup } from './cgroups';
@@ -68,6 +69,13 @@ export class Sandbox {
     return this.child.stdio[3] as Writable;
   }
 
+  /** Gives the sandbox's processes (and so whatever they fork) normal CPU priority. */
+  prioritise(): void {
+    for (const pid of this.#cgroup?.processes() ?? [this.child.pid]) {
+      if (pid !== undefined) setNiceness(pid, 0);
+    }
+  }
+
   /** Kills every process of the sandbox at once; safe to call any number of times. */
   kill(): void {
     this.#killTree();
@@ -82,6 +90,15 @@ export class Sandbox {
       await this.#cgroup?.remove();
     })();
     return this.#disposed;
+  }
+}
+
+/** Sets a process's CPU niceness; a process that is already gone is ignored. */
+export function setNiceness(pid: number, niceness: number): void {
+  try {
+    setPriority(pid, niceness);
+  } catch {
+    // It exited; its sandbox's job will report that.
   }
 }
 
