@@ -52,15 +52,21 @@ DECLARE
   v_above int;
   v_pause float8;
 BEGIN
-  BEGIN
-    IF p_wait_ms IS NOT NULL THEN
-      PERFORM set_config('lock_timeout', greatest(1, ceil(p_wait_ms))::bigint || 'ms', true);
+  -- A free gate is taken at once; a waiter cannot barge past a queue, since Postgres hands a released lock
+  -- straight to its first waiter. Only a real wait pays for the subtransaction that catches its timeout.
+  IF NOT pg_try_advisory_lock(p_ns, 0) THEN
+    IF p_wait_ms IS NULL THEN
+      PERFORM pg_advisory_lock(p_ns, 0);
+    ELSE
+      BEGIN
+        PERFORM set_config('lock_timeout', greatest(1, ceil(p_wait_ms))::bigint || 'ms', true);
+        PERFORM pg_advisory_lock(p_ns, 0);
+      EXCEPTION WHEN lock_not_available THEN
+        RETURN;
+      END;
+      PERFORM set_config('lock_timeout', '0', true);
     END IF;
-    PERFORM pg_advisory_lock(p_ns, 0);
-  EXCEPTION WHEN lock_not_available THEN
-    RETURN;
-  END;
-  PERFORM set_config('lock_timeout', '0', true);
+  END IF;
   LOOP
     SELECT "limit", max_slot, max_starts_per_second, next_start_at INTO v_cfg
       FROM limiter_key WHERE key = p_key;
