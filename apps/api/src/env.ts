@@ -66,6 +66,12 @@ export const envSchema = z.object({
   FUSEBOX_MAX_BODY_BYTES: positiveInt(16 * 1024 * 1024),
   FUSEBOX_SESSION_MAX: positiveInt(64),
   FUSEBOX_SESSION_IDLE_TIMEOUT_S: positiveInt(300),
+  /** Active agent sessions (/start_instance) per API process; one more answers 503 with Retry-After. */
+  FUSEBOX_AGENT_SESSION_MAX: positiveInt(4096),
+  /** An agent session with no action for this long expires (its rewards can still be computed). */
+  FUSEBOX_AGENT_SESSION_IDLE_TIMEOUT_S: positiveInt(1800),
+  /** /process_action observations longer than this are cut in the middle (a task may set its own limit). */
+  FUSEBOX_AGENT_OBSERVATION_MAX_CHARS: positiveInt(8192),
 });
 
 export type Env = z.infer<typeof envSchema>;

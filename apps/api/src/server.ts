@@ -5,6 +5,7 @@ import { localExecutionGate } from './execution-gate';
 import { loggerOptions } from './logger';
 import { registerHealthRoutes } from './routes/health';
 import { registerSandboxRoutes } from './routes/sandbox';
+import { registerAgentSessionRoutes } from './routes/sessions';
 import type { Services } from './services';
 import { type AppRouter, appRouter } from './trpc/router';
 
@@ -30,12 +31,14 @@ export async function buildServer(services: Services, options: ServerOptions = {
 
   registerHealthRoutes(app, services);
   if (services.executor) {
+    const gate = services.gate ?? localExecutionGate(services.env);
     await registerSandboxRoutes(app, {
       executor: services.executor,
       prisma: services.prisma,
-      gate: services.gate ?? localExecutionGate(services.env),
+      gate,
       maxBodyBytes: services.env.FUSEBOX_MAX_BODY_BYTES,
     });
+    await registerAgentSessionRoutes(app, { ...services, executor: services.executor, gate });
   }
 
   await app.register(fastifyTRPCPlugin, {

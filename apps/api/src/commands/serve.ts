@@ -6,6 +6,7 @@ import { openDatabase } from '../database';
 import { readEnv } from '../env';
 import { openExecutionGate } from '../execution-gate';
 import { createServerExecutor } from '../sandbox-executor';
+import { loadBuiltinTasks } from '../tasks/builtin-tasks';
 import { buildServer } from '../server';
 import type { Services } from '../services';
 import { VERSION } from '../version';
@@ -30,6 +31,8 @@ export const serveCommand: Command = {
       info: (line) => console.log(line),
       warn: (line) => console.warn(`warning: ${line}`),
     });
+    // Idempotent, so every start refreshes them: the builtin tasks make /start_instance work out of the box.
+    const builtinTasks = await loadBuiltinTasks(prisma);
     // Every execution, in every API process on this database, runs under a permit of this gate.
     const gate = await openExecutionGate(env).catch(async (error: unknown) => {
       await prisma.$disconnect();
@@ -51,6 +54,10 @@ export const serveCommand: Command = {
       `Fusebox ${VERSION}: Postgres mode, data in ${redactDatabaseUrl(env.DATABASE_URL)}; ` +
         `global limit ${env.FUSEBOX_MAX_CONCURRENCY} concurrent executions (limiter key ${gate.key}); ` +
         `executor: ${executor.options.concurrency} at once, isolation ${executor.options.isolation}`,
+    );
+    app.log.info(
+      `agent sessions: ${builtinTasks} builtin tasks; at most ${env.FUSEBOX_AGENT_SESSION_MAX} active, ` +
+        `idle timeout ${env.FUSEBOX_AGENT_SESSION_IDLE_TIMEOUT_S} s`,
     );
     const address = await app.listen({ host: env.HOST, port: env.PORT });
     app.log.info(`API listening on ${address}`);

@@ -1,0 +1,145 @@
+import type { PrismaClient } from '@fusebox/db/client';
+import type { Executor } from '@fusebox/local-sandbox/executor';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ExecutorClosedError, QueueFullError, isLocalSandboxError } from '@fusebox/local-sandbox/errors';
+import type { z } from 'zod';
+import type { Env } from '../env';
+import type { ExecutionGate } from '../execution-gate';
+import { inputIssues } from '../input/describe-issues';
+import { parseJsonExact } from '../input/parse-json-exact';
+import { AgentSessions } from '../sessions/agent-sessions';
+import { InvalidRequestError, SessionsFullError, isSessionApiError } from '../sessions/errors';
+import { sidSchema } from '../sessions/session-id';
+import {
+  processActionRequestSchema,
+  sidRequestSchema,
+  startInstanceRequestSchema,
+} from '../sessions/session-protocol';
+
+/** A body that is not JSON, kept as such so the route can answer 400 naming it. */
+class UnparsableBody {
+  constructor(readonly message: string) {}
+}
+
+/**
+ * verl's swedev session API (seed 003), answered by {@link AgentSessions}: POST /start_instance,
+ * /process_action, /postprocess and /compute_reward with JSON bodies. Integers in bodies are read exactly, since
+ * verl sends int64 sids as JSON numbers. Errors answer JSON `{detail, code[, field]}` with 400, 404, 409, 503 or
+ * 500, are logged with the sid, and are recorded against the session: verl's client hides them.
+ */
+export async function registerAgentSessionRoutes(
+  app: FastifyInstance,
+  options: { env: Env; prisma: PrismaClient; executor: Executor; gate: ExecutionGate },
+): Promise<void> {
+  const { env } = options;
+  const sessions = new AgentSessions(
+    options.prisma,
+    { executor: options.executor, gate: options.gate },
+    {
+      maxSessions: env.FUSEBOX_AGENT_SESSION_MAX,
+      idleTimeoutMs: env.FUSEBOX_AGENT_SESSION_IDLE_TIMEOUT_S * 1000,
+      maxObservationChars: env.FUSEBOX_AGENT_OBSERVATION_MAX_CHARS,
+      onExpiryError: (error) => app.log.error({ err: error }, 'could not expire idle agent sessions'),
+    },
+  );
+  app.addHook('onClose', () => sessions.close());
+  await app.register((scope, _options, done) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser(
+      '*',
+      { parseAs: 'string', bodyLimit: env.FUSEBOX_MAX_BODY_BYTES },
+      (_request, body, parsed) => {
+        if (body === '') return parsed(null, undefined);
+        try {
+          parsed(null, parseJsonExact(body as string));
+        } catch (error) {
+          parsed(null, new UnparsableBody((error as Error).message));
+        }
+      },
+    );
+    scope.setErrorHandler((error: FastifyError, request, reply) =>
+      answerError(scope, sessions, error, request, reply),
+    );
+
+    scope.post('/start_instance', async (request) => {
+      const body = parse(startInstanceRequestSchema, request.body);
+      return sessions.start(body.instance_hash);
+    });
+    scope.post('/process_action', async (request) => {
+      const body = parse(processActionRequestSchema, request.body);
+      return sessions.act(body.sid, body.content);
+    });
+    scope.post('/postprocess', async (request) => {
+      const body = parse(sidRequestSchema, request.body);
+      return sessions.postprocess(body.sid);
+    });
+    scope.post('/compute_reward', async (request) => {
+      const body = parse(sidRequestSchema, request.body);
+      return sessions.computeReward(body.sid);
+    });
+    done();
+  });
+}
+
+/** Validates a body; throws InvalidRequestError naming the first field at fault. */
+function parse<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  if (body instanceof UnparsableBody)
+    throw new InvalidRequestError('', `the body is not JSON: ${body.message}`);
+  if (body === undefined) throw new InvalidRequestError('', 'expected a JSON object body');
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const [first] = inputIssues(parsed.error);
+  throw new InvalidRequestError(first?.field ?? '', first?.message ?? 'invalid body');
+}
+
+async function answerError(
+  scope: FastifyInstance,
+  sessions: AgentSessions,
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const route = request.routeOptions.url ?? request.url;
+  const sid = sidOf(request.body);
+  let status: number;
+  let body: { detail: string; code: string; field?: string };
+  if (isSessionApiError(error)) {
+    status = error.status;
+    body = {
+      detail: error.message,
+      code: error.code,
+      ...(error instanceof InvalidRequestError ? { field: error.field } : {}),
+    };
+    if (error instanceof SessionsFullError) reply.header('retry-after', String(error.retryAfterSeconds));
+  } else if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    status = 413;
+    body = { detail: error.message, code: 'FUSEBOX_SESSION_BODY_TOO_LARGE' };
+  } else if (error instanceof QueueFullError || error instanceof ExecutorClosedError) {
+    // The sandbox is saturated or shutting down: the client may try again later.
+    status = 503;
+    body = { detail: error.message, code: error.code };
+    if (error instanceof QueueFullError) reply.header('retry-after', String(error.retryAfterSeconds));
+  } else {
+    status = 500;
+    body = {
+      detail: error.message || 'internal error',
+      code: isLocalSandboxError(error) ? error.code : 'FUSEBOX_SESSION_INTERNAL',
+    };
+  }
+  const log = { sid, route, status, code: body.code, ...(status >= 500 ? { err: error } : {}) };
+  if (status >= 500) scope.log.error(log, `${route} failed: ${body.detail}`);
+  else scope.log.warn(log, `${route} refused: ${body.detail}`);
+  if (sid !== undefined) {
+    await sessions.recordError(sid, route, `${status} ${body.detail}`).catch((recordError: unknown) => {
+      scope.log.error({ sid, err: recordError }, 'could not record the error against its session');
+    });
+  }
+  return reply.code(status).send(body);
+}
+
+/** The canonical sid of a body, if it has a valid one. */
+function sidOf(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null || !('sid' in body)) return undefined;
+  const parsed = sidSchema.safeParse(body.sid);
+  return parsed.success ? parsed.data : undefined;
+}

@@ -1,0 +1,442 @@
+import type { PrismaClient } from '@fusebox/db/client';
+import { SessionNotFoundError as InterpreterNotFoundError } from '@fusebox/local-sandbox/errors';
+import type { ExecutionRow } from '../execution-recorder';
+import { uuidV7 } from '../rollouts/uuid-v7';
+import { computeReward } from '../tasks/reward-rule';
+import { type StoredTask, readTask, storedTask, storedTaskSelect } from '../tasks/stored-task';
+import { SessionClosedError, SessionNotFoundError, SessionsFullError, TaskNotFoundError } from './errors';
+import { Batcher } from './batcher';
+import { extractCode } from './extract-code';
+import { KeyedMutex } from './keyed-mutex';
+import type { LiveSession } from './live-session';
+import { describeAction } from './observation';
+import { runAction } from './run-action';
+import { runTests } from './run-tests';
+import { stateCells } from './session-cells';
+import { newSessionId } from './session-id';
+import type { SessionSandbox } from './session-sandbox';
+
+export interface AgentSessionSettings {
+  /** Active sessions this process holds at most; one more /start_instance answers 503. */
+  maxSessions: number;
+  /** A session with no action for this long expires (its interpreter is closed; rewards still work). */
+  idleTimeoutMs: number;
+  /** Observations longer than this are cut in the middle, unless the task sets its own limit. */
+  maxObservationChars: number;
+  /** Where failures of the background expiry go (the database was unreachable, say). */
+  onExpiryError(error: unknown): void;
+}
+
+/** What /compute_reward answers: verl reads `reward`, or f2p_count / f2p_total without it. */
+export interface RewardAnswer {
+  reward: number;
+  f2p_count: number;
+  f2p_total: number;
+  p2p_count: number;
+  p2p_total: number;
+}
+
+/** What /postprocess answers (verl ignores it; people reading logs do not). */
+export interface PostprocessSummary {
+  sid: string;
+  instance_hash: string;
+  state: string;
+  actions: number;
+  errors: number;
+  reward: number | null;
+  created_at: string;
+  postprocessed_at: string | null;
+}
+
+/** How long a client refused for lack of room should wait: sessions free up as episodes end. */
+const SESSIONS_FULL_RETRY_AFTER_S = 5;
+/** Idle sessions are looked for this often at most: a fraction of the idle timeout, so expiry is timely. */
+const MAX_EXPIRY_INTERVAL_MS = 30_000;
+/** Attempts at a fresh sid; a collision of 63 random bits is not expected even once. */
+const SID_ATTEMPTS = 3;
+/** How long a task read for /start_instance is reused. */
+const TASK_CACHE_MS = 5_000;
+/** Prisma's code for "the record to update was not found". */
+const RECORD_NOT_FOUND = 'P2025';
+
+/**
+ * The agent sessions of verl's swedev protocol: /start_instance opens one on a task, /process_action runs the
+ * model's code and answers what it printed, /postprocess frees it, /compute_reward runs the task's tests. Every
+ * session's requests are handled one at a time, in arrival order; every action is stored before it is answered.
+ * Sessions live in this process's memory as well as in Postgres, so a cluster needs sticky routing by sid;
+ * after a restart a session's state is rebuilt from its stored actions.
+ */
+export class AgentSessions {
+  readonly #prisma: PrismaClient;
+  readonly #sandbox: SessionSandbox;
+  readonly #settings: AgentSessionSettings;
+  readonly #live = new Map<string, LiveSession>();
+  readonly #mutex = new KeyedMutex();
+  readonly #expiry: NodeJS.Timeout;
+  /** New session rows, inserted together: verl opens a whole batch's sessions at once. */
+  readonly #inserts: Batcher<{ id: string; taskId: string; sessionMode: string }, boolean>;
+  /** Tasks by instance_hash, briefly: a batch opens many sessions on few tasks. */
+  readonly #tasks = new Map<string, { task: Promise<StoredTask | undefined>; at: number }>();
+  #starting = 0;
+
+  constructor(prisma: PrismaClient, sandbox: SessionSandbox, settings: AgentSessionSettings) {
+    this.#prisma = prisma;
+    this.#sandbox = sandbox;
+    this.#settings = settings;
+    this.#inserts = new Batcher(async (rows) => {
+      // A sid that collided is skipped, not failed, so the rest of the batch is inserted.
+      const inserted = await prisma.session.createManyAndReturn({
+        data: rows,
+        skipDuplicates: true,
+        select: { id: true },
+      });
+      const ids = new Set(inserted.map(({ id }) => id));
+      return rows.map(({ id }) => ids.has(id));
+    });
+    const interval = Math.max(1_000, Math.min(MAX_EXPIRY_INTERVAL_MS, settings.idleTimeoutMs / 4));
+    this.#expiry = setInterval(
+      () => void this.expireIdle().catch((error: unknown) => settings.onExpiryError(error)),
+      interval,
+    ).unref();
+  }
+
+  /** Active sessions in this process. */
+  get size(): number {
+    return this.#live.size;
+  }
+
+  /** Opens a session on the task an instance_hash names; the row is committed before the sid is returned. */
+  async start(instanceHash: string): Promise<{ sid: string }> {
+    if (this.#live.size + this.#starting >= this.#settings.maxSessions) {
+      throw new SessionsFullError(this.#settings.maxSessions, SESSIONS_FULL_RETRY_AFTER_S);
+    }
+    this.#starting += 1;
+    try {
+      const task = await this.#task(instanceHash);
+      if (!task) throw new TaskNotFoundError(instanceHash);
+      let id = newSessionId();
+      for (let attempt = 1; ; attempt += 1) {
+        if (await this.#inserts.submit({ id, taskId: task.id, sessionMode: task.sessionMode })) break;
+        // 63 random bits collided with an existing sid: not expected even once, but never answered twice.
+        if (attempt >= SID_ATTEMPTS) throw new Error(`no unused sid found in ${SID_ATTEMPTS} attempts`);
+        id = newSessionId();
+      }
+      this.#live.set(id, {
+        id,
+        task,
+        actionCount: 0,
+        cells: [],
+        interpreter: undefined,
+        lastActiveAt: Date.now(),
+      });
+      return { sid: id };
+    } finally {
+      this.#starting -= 1;
+    }
+  }
+
+  /** Runs an action's code and answers the observation, after storing both. */
+  async act(sid: string, content: string): Promise<{ content: string }> {
+    return this.#mutex.run(sid, async () => {
+      const live = await this.#liveSession(sid);
+      live.lastActiveAt = Date.now();
+      const { task } = live;
+      const code = extractCode(content, task.language);
+      const started = performance.now();
+      const run = await runAction(this.#sandbox, live, code, this.#settings.idleTimeoutMs);
+      const observation = describeAction(run.response, {
+        runTimeoutS: task.settings.runTimeoutS,
+        memoryLimitMB: task.settings.memoryLimitMB,
+        maxChars: task.settings.maxObservationChars ?? this.#settings.maxObservationChars,
+        stateful: task.sessionMode === 'stateful',
+      });
+      const seq = live.actionCount + 1;
+      await this.#storeAction(sid, seq, run.rows, {
+        content: storable(content),
+        code: storable(code),
+        observation: storable(observation.text),
+        status: observation.status,
+        returnCode: observation.returnCode,
+        durationMs: performance.now() - started,
+        stateLost: observation.stateLost,
+      });
+      live.actionCount = seq;
+      live.lastActiveAt = Date.now();
+      if (task.sessionMode === 'stateful') {
+        if (observation.stateLost) {
+          this.#closeInterpreter(live);
+          live.cells = [];
+        } else {
+          live.cells.push(code);
+        }
+      }
+      return { content: observation.text };
+    });
+  }
+
+  /** Ends a session and frees its interpreter. Idempotent: later calls answer the same summary. */
+  async postprocess(sid: string): Promise<PostprocessSummary> {
+    return this.#mutex.run(sid, async () => {
+      const live = this.#live.get(sid);
+      if (live) this.#drop(live);
+      // An expired session stays expired: it was already freed, and its state says why it ended.
+      await this.#prisma.session.updateMany({
+        where: { id: sid, state: 'active' },
+        data: { state: 'postprocessed', postprocessedAt: new Date() },
+      });
+      const row = await this.#prisma.session.findUnique({
+        where: { id: sid },
+        select: {
+          taskId: true,
+          state: true,
+          actionCount: true,
+          errorCount: true,
+          reward: true,
+          createdAt: true,
+          postprocessedAt: true,
+        },
+      });
+      if (!row) throw new SessionNotFoundError(sid);
+      return {
+        sid,
+        instance_hash: row.taskId,
+        state: row.state,
+        actions: row.actionCount,
+        errors: row.errorCount,
+        reward: row.reward,
+        created_at: row.createdAt.toISOString(),
+        postprocessed_at: row.postprocessedAt?.toISOString() ?? null,
+      };
+    });
+  }
+
+  /**
+   * Runs the task's tests against the session's solution and stores the outcome. Idempotent: while no action
+   * came after it, the stored reward is answered again. It closes the session's interpreter, since verl asks
+   * for rewards after the episode (an action after it gets the state back by replay).
+   */
+  async computeReward(sid: string): Promise<RewardAnswer> {
+    return this.#mutex.run(sid, async () => {
+      const row = await this.#prisma.session.findUnique({
+        where: { id: sid },
+        select: {
+          lastActionAt: true,
+          rewardAt: true,
+          reward: true,
+          f2pCount: true,
+          f2pTotal: true,
+          p2pCount: true,
+          p2pTotal: true,
+          task: { select: storedTaskSelect },
+        },
+      });
+      if (!row) throw new SessionNotFoundError(sid);
+      if (row.rewardAt && row.reward !== null && (!row.lastActionAt || row.lastActionAt <= row.rewardAt)) {
+        return {
+          reward: row.reward,
+          f2p_count: row.f2pCount ?? 0,
+          f2p_total: row.f2pTotal ?? 0,
+          p2p_count: row.p2pCount ?? 0,
+          p2p_total: row.p2pTotal ?? 0,
+        };
+      }
+      const live = this.#live.get(sid);
+      if (live) this.#closeInterpreter(live);
+      const task = storedTask(row.task);
+      const actions = await this.#prisma.action.findMany({
+        where: { sessionId: sid },
+        orderBy: { seq: 'asc' },
+        select: { code: true, status: true },
+      });
+      const { outcomes, counts, rows } = await runTests(this.#sandbox, task, actions);
+      const reward = computeReward(task.settings.reward, counts);
+      await this.#prisma.$transaction([
+        this.#prisma.execution.createMany({
+          data: rows.map((execution) => ({ ...execution, source: 'session_reward', sessionId: sid })),
+        }),
+        this.#prisma.session.update({
+          where: { id: sid },
+          data: { reward, ...counts, rewardAt: new Date(), rewardDetail: outcomes },
+          select: { id: true },
+        }),
+      ]);
+      return {
+        reward,
+        f2p_count: counts.f2pCount,
+        f2p_total: counts.f2pTotal,
+        p2p_count: counts.p2pCount,
+        p2p_total: counts.p2pTotal,
+      };
+    });
+  }
+
+  /**
+   * Records a failed request against its session, since verl turns every non-200 into a silent reward of 0:
+   * the dashboard and `sessions.byId` show it. Does nothing for a sid that names no session.
+   */
+  async recordError(sid: string, route: string, message: string): Promise<void> {
+    try {
+      await this.#prisma.session.update({
+        where: { id: sid },
+        data: {
+          errorCount: { increment: 1 },
+          events: { create: { level: 'error', route, message: storable(message) } },
+        },
+        select: { id: true },
+      });
+    } catch (error) {
+      if (prismaCode(error) !== RECORD_NOT_FOUND) throw error;
+    }
+  }
+
+  /**
+   * Expires active sessions idle longer than the idle timeout, cluster-wide (by their last action in the
+   * database), except those with a request in progress here; frees those held here. Resolves to how many expired.
+   */
+  async expireIdle(): Promise<number> {
+    const cutoff = new Date(Date.now() - this.#settings.idleTimeoutMs);
+    const expired = await this.#prisma.session.updateManyAndReturn({
+      where: {
+        state: 'active',
+        id: { notIn: this.#mutex.keys() },
+        OR: [{ lastActionAt: { lt: cutoff } }, { lastActionAt: null, createdAt: { lt: cutoff } }],
+      },
+      data: { state: 'expired' },
+      select: { id: true },
+    });
+    if (expired.length === 0) return 0;
+    const message = `expired after ${this.#settings.idleTimeoutMs / 1000} s without an action`;
+    await this.#prisma.sessionEvent.createMany({
+      data: expired.map(({ id }) => ({ sessionId: id, level: 'info', route: 'idle timeout', message })),
+    });
+    for (const { id } of expired) {
+      const live = this.#live.get(id);
+      if (live && !this.#mutex.busy(id)) this.#drop(live);
+    }
+    return expired.length;
+  }
+
+  /** Stops expiring and frees every session held here (their rows stay active: they resume after a restart). */
+  close(): void {
+    clearInterval(this.#expiry);
+    for (const live of this.#live.values()) this.#drop(live);
+  }
+
+  /** The task an instance_hash names, read at most once per TASK_CACHE_MS (imports take effect after that). */
+  #task(instanceHash: string): Promise<StoredTask | undefined> {
+    const cached = this.#tasks.get(instanceHash);
+    if (cached && Date.now() - cached.at < TASK_CACHE_MS) return cached.task;
+    const task = readTask(this.#prisma, instanceHash);
+    this.#tasks.set(instanceHash, { task, at: Date.now() });
+    task.catch(() => this.#tasks.delete(instanceHash));
+    return task;
+  }
+
+  async #liveSession(sid: string): Promise<LiveSession> {
+    const cached = this.#live.get(sid);
+    if (cached) return cached;
+    const row = await this.#prisma.session.findUnique({
+      where: { id: sid },
+      select: { state: true, actionCount: true, task: { select: storedTaskSelect } },
+    });
+    if (!row) throw new SessionNotFoundError(sid);
+    if (row.state !== 'active') throw new SessionClosedError(sid, row.state);
+    // Held by no process (Fusebox restarted): rebuild it from its stored actions.
+    const task = storedTask(row.task);
+    const actions =
+      task.sessionMode === 'stateful'
+        ? await this.#prisma.action.findMany({
+            where: { sessionId: sid },
+            orderBy: { seq: 'asc' },
+            select: { code: true, status: true },
+          })
+        : [];
+    const live: LiveSession = {
+      id: sid,
+      task,
+      actionCount: row.actionCount,
+      cells: stateCells(actions),
+      interpreter: undefined,
+      lastActiveAt: Date.now(),
+    };
+    this.#live.set(sid, live);
+    return live;
+  }
+
+  async #storeAction(
+    sid: string,
+    seq: number,
+    rows: ExecutionRow[],
+    action: {
+      content: string;
+      code: string;
+      observation: string;
+      status: string;
+      returnCode: number | null;
+      durationMs: number;
+      stateLost: boolean;
+    },
+  ): Promise<void> {
+    const { stateLost, ...fields } = action;
+    // The last execution is the action's own; any before it restored the session's state.
+    const executions = rows.map((execution) => ({
+      ...execution,
+      id: uuidV7(),
+      source: 'session_action',
+      sessionId: sid,
+    }));
+    const now = new Date();
+    await this.#prisma.$transaction([
+      this.#prisma.execution.createMany({ data: executions }),
+      this.#prisma.action.create({
+        data: { sessionId: sid, seq, ...fields, executionId: executions.at(-1)?.id ?? null },
+        select: { id: true },
+      }),
+      this.#prisma.session.update({
+        where: { id: sid },
+        data: { actionCount: seq, lastActionAt: now },
+        select: { id: true },
+      }),
+      ...(stateLost
+        ? [
+            this.#prisma.sessionEvent.create({
+              data: {
+                sessionId: sid,
+                level: 'warning',
+                route: '/process_action',
+                message: `action ${seq} ended with ${fields.status}: the interpreter was restarted and its state is lost`,
+              },
+              select: { id: true },
+            }),
+          ]
+        : []),
+    ]);
+  }
+
+  #closeInterpreter(live: LiveSession): void {
+    if (live.interpreter === undefined) return;
+    const { interpreter } = live;
+    live.interpreter = undefined;
+    try {
+      this.#sandbox.executor.sessions.close(interpreter);
+    } catch (error) {
+      // Already gone: the executor closes idle interpreters on its own.
+      if (!(error instanceof InterpreterNotFoundError)) throw error;
+    }
+  }
+
+  #drop(live: LiveSession): void {
+    this.#closeInterpreter(live);
+    this.#live.delete(live.id);
+  }
+}
+
+/** Text as Postgres can store it: no NUL characters. */
+function storable(text: string): string {
+  return text.includes('\0') ? text.replaceAll('\0', '\uFFFD') : text;
+}
+
+function prismaCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}

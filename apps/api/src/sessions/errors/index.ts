@@ -1,0 +1,6 @@
+export { SessionApiError, isSessionApiError } from './session-api-error';
+export { InvalidRequestError } from './invalid-request-error';
+export { SessionClosedError } from './session-closed-error';
+export { SessionNotFoundError } from './session-not-found-error';
+export { SessionsFullError } from './sessions-full-error';
+export { TaskNotFoundError } from './task-not-found-error';

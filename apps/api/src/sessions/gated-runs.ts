@@ -1,0 +1,85 @@
+import type { RunCodeRequest, RunCodeResponse, RunJupyterRequest } from '@fusebox/sandbox-client/protocol';
+import type { ExecutionRow } from '../execution-recorder';
+import { lostCodeExecution, lostJupyterExecution } from '../lost-permit';
+import { cellRow, lostCellRow, runCodeRow, runJupyterRow } from '../sandbox-execution-rows';
+import { type CellOutcome, cellAsRunResponse, lastCellOutcome } from './cell-outcome';
+import type { SessionSandbox } from './session-sandbox';
+
+/**
+ * A session's run is never cancelled by its client going away: an action that ran is stored and counted, as
+ * the model's turn happened. Only a lost global permit aborts it.
+ */
+const UNCANCELLED = new AbortController().signal;
+
+/** A run under a global permit: its result as `/run_code` words it, and its `execution` row. */
+export interface GatedRun {
+  response: RunCodeResponse;
+  row: ExecutionRow;
+}
+
+/** Runs a program (`/run_code`) under a global permit; a lost permit is a SandboxError. */
+export async function runProgram(sandbox: SessionSandbox, request: RunCodeRequest): Promise<GatedRun> {
+  const { executor, gate } = sandbox;
+  const outcome = await gate.run((signal) => executor.runCode(request, { signal }), { signal: UNCANCELLED });
+  const execution = outcome.lost ? lostCodeExecution(outcome.lost, outcome.timing) : outcome.execution;
+  return { response: execution.response, row: { ...runCodeRow(request, execution), limiterKey: gate.key } };
+}
+
+/**
+ * Runs cells in a one-off interpreter (`/run_jupyter`) under a global permit and answers the last cell's
+ * result, as if it had run after the others in a live session.
+ */
+export async function runReplay(
+  sandbox: SessionSandbox,
+  request: RunJupyterRequest,
+): Promise<GatedRun & { cell: CellOutcome }> {
+  const { executor, gate } = sandbox;
+  const outcome = await gate.run((signal) => executor.runJupyter(request, { signal }), {
+    signal: UNCANCELLED,
+  });
+  const execution = outcome.lost ? lostJupyterExecution(outcome.lost, outcome.timing) : outcome.execution;
+  const cell = lastCellOutcome(execution.response, request.cells.length);
+  return {
+    cell,
+    response: cellAsRunResponse(cell),
+    row: { ...runJupyterRow(request, execution), limiterKey: gate.key },
+  };
+}
+
+/**
+ * Runs a cell in a session's interpreter under a global permit. A lost permit stops the interpreter, so it
+ * comes back as a crashed cell (`died`): the session's state is gone. Throws the executor's errors (the
+ * interpreter was closed meanwhile: SessionNotFoundError).
+ */
+export async function runCell(
+  sandbox: SessionSandbox,
+  interpreter: string,
+  code: string,
+  timeoutMs: number,
+): Promise<GatedRun & { cell: CellOutcome }> {
+  const { executor, gate } = sandbox;
+  const outcome = await gate.run(
+    (signal) => executor.sessions.run(interpreter, code, { timeoutMs, signal }),
+    {
+      signal: UNCANCELLED,
+    },
+  );
+  if (outcome.lost) {
+    const cell: CellOutcome = {
+      status: 'died',
+      stdout: '',
+      stderr: '',
+      display: [],
+      error: [],
+      executionTime: 0,
+    };
+    const lost = lostCodeExecution(outcome.lost, outcome.timing).response;
+    return {
+      cell,
+      response: lost,
+      row: { ...lostCellRow(code, outcome.lost, outcome.timing), limiterKey: gate.key },
+    };
+  }
+  const cell = outcome.execution;
+  return { cell, response: cellAsRunResponse(cell), row: { ...cellRow(code, cell), limiterKey: gate.key } };
+}

@@ -1,0 +1,15 @@
+import type { StoredTask } from '../tasks/stored-task';
+
+/** What this process keeps of an active session between its requests. */
+export interface LiveSession {
+  id: string;
+  task: StoredTask;
+  /** Actions stored so far: the next one is number actionCount + 1. */
+  actionCount: number;
+  /** Stateful sessions: the code that built the interpreter's current state (see stateCells). */
+  cells: string[];
+  /** Stateful sessions: the executor session holding the interpreter, while one is open. */
+  interpreter: string | undefined;
+  /** Date.now() of the last request, for the idle timeout. */
+  lastActiveAt: number;
+}

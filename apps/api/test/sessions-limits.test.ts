@@ -1,0 +1,114 @@
+import { createPrismaClient, type PrismaClient } from '@fusebox/db/client';
+import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUILTIN, act, post, startSession } from './session-client';
+import { type RunningServer, startServer } from './serve-process';
+
+const TOKEN = 'agent-s3cret';
+const AUTH = { authorization: `Bearer ${TOKEN}` };
+
+describe('agent session limits and auth', () => {
+  // Two databases: every process expires idle sessions of its whole database by its own idle timeout.
+  let database: TestDatabase;
+  let expiringDatabase: TestDatabase;
+  let prisma: PrismaClient;
+  let guarded: RunningServer;
+  let expiring: RunningServer;
+
+  beforeAll(async () => {
+    [database, expiringDatabase] = await Promise.all([createTestDatabase(), createTestDatabase()]);
+    prisma = createPrismaClient(expiringDatabase.url);
+    [guarded, expiring] = await Promise.all([
+      startServer({
+        DATABASE_URL: database.url,
+        FUSEBOX_API_TOKEN: TOKEN,
+        FUSEBOX_AGENT_SESSION_MAX: '2',
+        // One interpreter for the whole process: a second stateful session must do without.
+        FUSEBOX_SESSION_MAX: '1',
+        FUSEBOX_EXECUTOR_CONCURRENCY: '2',
+      }),
+      startServer({
+        DATABASE_URL: expiringDatabase.url,
+        FUSEBOX_AGENT_SESSION_IDLE_TIMEOUT_S: '2',
+        FUSEBOX_EXECUTOR_CONCURRENCY: '1',
+      }),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([guarded?.stop(), expiring?.stop()]);
+    await prisma?.$disconnect();
+    await Promise.all([database?.drop(), expiringDatabase?.drop()]);
+  });
+
+  it('requires the bearer token on every session route when FUSEBOX_API_TOKEN is set', async () => {
+    for (const path of ['/start_instance', '/process_action', '/postprocess', '/compute_reward']) {
+      const bare = await post(guarded, path, { instance_hash: BUILTIN.add, sid: '1', content: '' });
+      expect(bare.status, path).toBe(401);
+      expect(bare.body).toEqual({ detail: 'missing bearer token' });
+      const wrong = await post(guarded, path, { sid: '1' }, { authorization: 'Bearer nope' });
+      expect(wrong.status, path).toBe(401);
+    }
+    const started = await post(guarded, '/start_instance', { instance_hash: BUILTIN.add }, AUTH);
+    expect(started.status).toBe(200);
+    const sid = started.body.sid as string;
+    expect((await post(guarded, '/process_action', { sid, content: 'print(1)' }, AUTH)).body).toEqual({
+      content: '1\nexit code 0',
+    });
+    expect((await post(guarded, '/compute_reward', { sid }, AUTH)).status).toBe(200);
+    expect((await post(guarded, '/postprocess', { sid }, AUTH)).status).toBe(200);
+  });
+
+  it('leaves the session routes open without FUSEBOX_API_TOKEN', async () => {
+    const sid = await startSession(expiring, BUILTIN.add);
+    expect((await post(expiring, '/postprocess', { sid })).status).toBe(200);
+  });
+
+  it('answers 503 with Retry-After when FUSEBOX_AGENT_SESSION_MAX sessions are active, and admits again after postprocess', async () => {
+    const start = () => post(guarded, '/start_instance', { instance_hash: BUILTIN.add }, AUTH);
+    const first = await start();
+    const second = await start();
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const refused = await start();
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(refused.body.code).toBe('FUSEBOX_SESSION_LIMIT');
+    expect(refused.body.detail).toContain('FUSEBOX_AGENT_SESSION_MAX');
+
+    // Two stateful sessions and one interpreter: the second replays its cells and still sees its own state.
+    const [a, b] = [first.body.sid as string, second.body.sid as string];
+    const run = async (sid: string, content: string) =>
+      (await post(guarded, '/process_action', { sid, content }, AUTH)).body.content;
+    expect(await run(a, 'x = "a"')).toBe('exit code 0');
+    expect(await run(b, 'x = "b"')).toBe('exit code 0');
+    expect(await run(b, 'print(x)')).toBe('b\nexit code 0');
+    expect(await run(a, 'print(x)')).toBe('a\nexit code 0');
+
+    await post(guarded, '/postprocess', { sid: a }, AUTH);
+    expect((await start()).status).toBe(200);
+  });
+
+  it('expires idle sessions: no more actions, but the reward can still be computed', async () => {
+    const sid = await startSession(expiring, BUILTIN.add);
+    await act(expiring, sid, 'def add(a, b):\n    return a + b');
+    let state = 'active';
+    for (let tries = 0; tries < 120 && state === 'active'; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      state = (await prisma.session.findUniqueOrThrow({ where: { id: sid }, select: { state: true } })).state;
+    }
+    expect(state).toBe('expired');
+    const late = await post(expiring, '/process_action', { sid, content: 'print(1)' });
+    expect(late).toMatchObject({ status: 409, body: { code: 'FUSEBOX_SESSION_CLOSED' } });
+    expect(late.body.detail).toContain('expired');
+    expect((await post(expiring, '/compute_reward', { sid })).body).toMatchObject({ reward: 1 });
+    // Postprocess after expiry answers the summary and leaves the state saying why the session ended.
+    expect((await post(expiring, '/postprocess', { sid })).body).toMatchObject({
+      state: 'expired',
+      actions: 1,
+    });
+    const events = await prisma.sessionEvent.findMany({
+      where: { sessionId: sid },
+      select: { level: true, route: true },
+    });
+    expect(events).toContainEqual({ level: 'info', route: 'idle timeout' });
+  });
+});
