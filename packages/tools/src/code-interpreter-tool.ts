@@ -9,6 +9,7 @@ import type { Limiter } from '@fusebox/rate-limiter/limiter';
 import { createLocalLimiter } from '@fusebox/rate-limiter/local';
 import { createPgLimiter } from '@fusebox/rate-limiter/pg';
 import { BaseTool, type ToolExecution, type ToolKwargs } from './base-tool';
+import { parseOptions } from './parse-options';
 import { type CodeInterpreterConfig, codeInterpreterConfigSchema } from './code-interpreter-config';
 import { type RunDescription, VERL_NO_STDOUT, describeRun } from './describe-run';
 import type { ToolSchemaInput } from './tool-schema';
@@ -87,7 +88,7 @@ export class CodeInterpreterTool extends BaseTool<CodeState> {
     options: CodeInterpreterOptions = {},
   ) {
     super(config, schema);
-    this.settings = codeInterpreterConfigSchema.parse(config);
+    this.settings = parseOptions(codeInterpreterConfigSchema, config, 'config');
     const endpoint = this.settings.sandbox_fusion_url.replace(/\/run_code\/?$/, '');
     this.#client = options.client ?? createSandboxClient({ endpoint });
     this.#ownsClient = options.client === undefined;

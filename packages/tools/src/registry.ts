@@ -6,6 +6,7 @@ import type { BaseTool } from './base-tool';
 import { CodeInterpreterTool } from './code-interpreter-tool';
 import { ToolConfigError } from './errors/tool-config-error';
 import { Gsm8kTool } from './gsm8k-tool';
+import { firstZodProblem } from './parse-options';
 import { type ToolSchemaInput, parseToolSchema } from './tool-schema';
 
 /**
@@ -159,15 +160,14 @@ function buildTool(
   }
 }
 
+// Tools report bad options as a TypeError caused by the zod error, which still holds the key path.
 function fromZod(file: string, index: number, prefix: string, error: unknown): ToolConfigError {
-  if (!(error instanceof ZodError))
+  const cause = (error as Error).cause;
+  if (!(error instanceof TypeError && cause instanceof ZodError)) {
     return new ToolConfigError(file, index, null, (error as Error).message, { cause: error });
-  const issue = error.issues[0];
-  const key = [prefix, ...(issue?.path ?? []).map(String)].join('.');
-  const problem = issue?.message.includes('received undefined')
-    ? 'missing required key'
-    : (issue?.message ?? 'invalid');
-  return new ToolConfigError(file, index, key, problem, { cause: error });
+  }
+  const { path, problem } = firstZodProblem(cause);
+  return new ToolConfigError(file, index, [prefix, ...path].join('.'), problem, { cause });
 }
 
 async function readSource(

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseOptions } from './parse-options';
 import { pythonJsonDumps } from './python-json';
 
 // The zod objects mirror verl's pydantic models field for field and in the same order, so that serialising a
@@ -52,7 +53,7 @@ export type ToolSchema = z.output<typeof toolSchemaSchema>;
 export type ToolSchemaInput = z.input<typeof toolSchemaSchema>;
 
 /**
- * Validates a tool schema and fills verl's defaults. Throws the zod error, whose issues name the path.
+ * Validates a tool schema and fills verl's defaults. Throws a TypeError naming the key (`schema.function.name: …`).
  *
  * @example
  * const schema = parseToolSchema({
@@ -66,7 +67,7 @@ export type ToolSchemaInput = z.input<typeof toolSchemaSchema>;
  * schema.function.strict; // false
  */
 export function parseToolSchema(input: unknown): ToolSchema {
-  return toolSchemaSchema.parse(input);
+  return parseOptions(toolSchemaSchema, input, 'schema');
 }
 
 /**

@@ -126,6 +126,18 @@ describe('loadToolsFromYaml', () => {
     );
   });
 
+  it('constructing a tool directly validates its config up front with a TypeError naming the key', () => {
+    expect(() => new CodeInterpreterTool({})).toThrow(
+      new TypeError('config.sandbox_fusion_url: missing required key'),
+    );
+    expect(() => new CodeInterpreterTool({ sandbox_fusion_url: 'ftp://x/run_code' })).toThrow(
+      /config\.sandbox_fusion_url: expected the http\(s\) URL/,
+    );
+    expect(
+      () => new Gsm8kTool({}, { type: 'function', function: { description: 'no name' } } as never),
+    ).toThrow(/^schema\.function\.name: missing required key$/);
+  });
+
   it('says when the file cannot be read', async () => {
     await expect(loadToolsFromYaml(join(dir, 'missing.yaml'))).rejects.toMatchObject({
       code: 'FUSEBOX_TOOLS_CONFIG',
