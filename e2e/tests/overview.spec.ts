@@ -1,5 +1,8 @@
 import { expect, test } from '@playwright/test';
 import { saveScreenshot } from '../screenshots';
+import { API_URL } from '../stack';
+
+test.describe.configure({ mode: 'serial' });
 
 test('the overview shows the API and database as healthy', async ({ page }) => {
   await page.goto('/');
@@ -9,5 +12,34 @@ test('the overview shows the API and database as healthy', async ({ page }) => {
   await expect(health.locator('.badge').first()).toHaveText('ok');
   await expect(health).toContainText('Database');
   await expect(health).toContainText('fusebox_test_e2e');
+});
+
+test('before any execution, the overview says how to send the first one', async ({ page }) => {
+  await page.goto('/');
+  const empty = page.getByRole('region', { name: 'No executions yet' });
+  await expect(empty).toBeVisible();
+  await expect(empty).toContainText('/run_code');
+  await saveScreenshot(page, 'overview-empty');
+});
+
+test('the in-flight count rises while executions run and falls when they finish, without a reload', async ({
+  page,
+  request,
+}) => {
+  await page.goto('/');
+  await expect(page.getByText('● live')).toBeVisible();
+  const sleepy = { code: 'import time\ntime.sleep(4)\nprint("done")', language: 'python', run_timeout: 30 };
+  const running = Promise.all(
+    Array.from({ length: 6 }, () => request.post(`${API_URL}/run_code`, { data: sleepy, timeout: 60_000 })),
+  );
+  const inFlight = page.getByTestId('in-flight-run_code');
+  await expect(inFlight).toHaveText(/^[1-9]\d*$/, { timeout: 30_000 });
+  const responses = await running;
+  for (const response of responses)
+    expect((await response.json()) as { status: string }).toMatchObject({ status: 'Success' });
+  await expect(inFlight).toHaveText('0', { timeout: 30_000 });
+  const card = page.getByRole('region', { name: 'limiter run_code' });
+  await expect(card).toContainText(/Success 6/, { timeout: 30_000 });
+  await expect(page.getByRole('img', { name: /run_code: in flight and waiting/ })).toBeVisible();
   await saveScreenshot(page, 'overview');
 });

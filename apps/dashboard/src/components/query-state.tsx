@@ -14,6 +14,19 @@ interface TrpcLikeError {
   data?: { code?: string; httpStatus?: number } | null;
 }
 
+/** tRPC reports a refused input as zod's issues in JSON; people want one line per issue. */
+function readableIssues(message: string): string {
+  try {
+    const issues = JSON.parse(message) as { path?: unknown[]; message?: string }[];
+    if (!Array.isArray(issues)) return message;
+    return issues
+      .map((issue) => `${(issue.path ?? []).join('.') || 'input'}: ${issue.message ?? 'invalid'}`)
+      .join('; ');
+  } catch {
+    return message;
+  }
+}
+
 /**
  * Sorts a failed tRPC call into what the user can act on: something that does not exist (a stale link), an API
  * that cannot be reached, an input the API refused, or anything else.
@@ -23,7 +36,11 @@ export function describeProblem(error: TrpcLikeError, what: string): Problem {
   const status = error.data?.httpStatus;
   if (code === 'NOT_FOUND') return { kind: 'not-found', title: `${what} not found`, detail: error.message };
   if (code === 'BAD_REQUEST' || code === 'PARSE_ERROR')
-    return { kind: 'invalid', title: `This link does not name ${what.toLowerCase()}`, detail: error.message };
+    return {
+      kind: 'invalid',
+      title: `This link does not name ${what.toLowerCase()}`,
+      detail: readableIssues(error.message),
+    };
   if (
     status === 502 ||
     /cannot reach the Fusebox API|fetch failed|Failed to fetch|NetworkError|Unable to transform/i.test(

@@ -1,0 +1,173 @@
+import { expect, test, type Page } from '@playwright/test';
+import { HUGE_LINE, RARE_WORD, SAMPLES_PER_STEP, STEPS, writeRolloutDump } from '../fixtures/rollout-dump';
+import { fusebox } from '../fusebox-cli';
+import { saveScreenshot } from '../screenshots';
+
+test.describe.configure({ mode: 'serial' });
+
+let runId = '';
+
+/** The sample pane's heading, e.g. "Step 2 · line 3 · score 0.7". */
+const sampleHeading = (page: Page) => page.locator('.sample-header h2').first();
+
+test('an empty database says how to import rollouts', async ({ page }) => {
+  await page.goto('/rollouts');
+  const empty = page.getByRole('region', { name: 'No rollouts imported yet' });
+  await expect(empty).toBeVisible();
+  await expect(empty).toContainText('fusebox rollouts import /path/to/rollouts --watch');
+});
+
+test('fusebox rollouts import loads a generated dump, and a second import adds nothing', async ({ page }) => {
+  const dir = await writeRolloutDump();
+  const first = await fusebox(['rollouts', 'import', dir, '--name', 'e2e-run']);
+  expect(first.stderr).toBe('');
+  expect(first.stdout).toContain(`imported ${STEPS * SAMPLES_PER_STEP} samples`);
+  const again = await fusebox(['rollouts', 'import', dir, '--name', 'e2e-run']);
+  expect(again.stdout).toContain('nothing new');
+
+  await page.goto('/rollouts');
+  const runs = page.getByRole('table', { name: 'rollout runs' });
+  await expect(runs.getByRole('row', { name: /e2e-run/ })).toContainText(String(STEPS * SAMPLES_PER_STEP));
+  await runs.getByRole('link', { name: 'e2e-run' }).click();
+  await expect(page.getByRole('heading', { name: /Rollouts · e2e-run/ })).toBeVisible();
+  runId = /\/rollouts\/([0-9a-f-]{36})/.exec(page.url())![1]!;
+  await expect(page.getByRole('img', { name: 'score over steps' })).toBeVisible();
+  await expect(page.getByRole('table', { name: 'steps' }).getByRole('row')).toHaveCount(STEPS + 1);
+  await saveScreenshot(page, 'rollouts-steps');
+});
+
+test('n/p, N/P and j/k drive the browser, and the URL survives a reload', async ({ page }) => {
+  await page.goto(`/rollouts/${runId}/browse`);
+  await expect(page).toHaveURL(/step=1/);
+  await expect(page.getByRole('list', { name: 'samples' }).getByRole('listitem')).toHaveCount(
+    SAMPLES_PER_STEP,
+  );
+  await page.keyboard.press('n');
+  await expect(sampleHeading(page)).toContainText('Step 1 · line 1');
+  await page.keyboard.press('n');
+  await expect(sampleHeading(page)).toContainText('Step 1 · line 2');
+  await expect(page).toHaveURL(/line=2/);
+  await page.keyboard.press('p');
+  await expect(sampleHeading(page)).toContainText('Step 1 · line 1');
+  await page.keyboard.press('Shift+N');
+  await expect(sampleHeading(page)).toContainText('Step 2 · line 1');
+  await page.keyboard.press('Shift+N');
+  await expect(sampleHeading(page)).toContainText('Step 3 · line 1');
+  await page.keyboard.press('Shift+P');
+  await expect(sampleHeading(page)).toContainText('Step 2 · line 1');
+  await page.reload();
+  await expect(sampleHeading(page)).toContainText('Step 2 · line 1');
+
+  // The ~200 KB sample renders, and j/k scroll it.
+  await page.goto(`/rollouts/${runId}/browse?step=3&line=${HUGE_LINE}`);
+  await expect(sampleHeading(page)).toContainText(`Step 3 · line ${HUGE_LINE}`);
+  await page.getByRole('button', { name: /Thinking · 2\d\d\.\dk chars/ }).click();
+  await expect(
+    page.getByText('Let me double-check every digit once more.', { exact: false }).first(),
+  ).toBeVisible();
+  const conversation = page.getByLabel('conversation');
+  await page.keyboard.press('j');
+  await expect.poll(() => conversation.evaluate((element) => element.scrollTop)).toBeGreaterThan(0);
+  await page.keyboard.press('k');
+  await expect.poll(() => conversation.evaluate((element) => element.scrollTop)).toBe(0);
+});
+
+test('a sample shows its tool call with highlighted code and the tool response under it', async ({
+  page,
+}) => {
+  await page.goto(`/rollouts/${runId}/browse?step=2&line=4`);
+  const call = page.getByRole('region', { name: 'tool call code_interpreter' });
+  await expect(call).toBeVisible();
+  const code = call.getByLabel('tool call code');
+  await expect(code).toContainText('print(a * b)');
+  await expect(code.locator('.hljs-built_in', { hasText: 'print' })).toBeVisible();
+  await expect(call.getByLabel('tool response')).toContainText('49');
+  const details = page.getByRole('complementary', { name: 'sample details' });
+  await expect(details).toContainText('req-2-4');
+  await expect(details).toContainText('acc');
+  await saveScreenshot(page, 'rollouts-sample');
+  await page.getByLabel('raw text').click();
+  await expect(page).toHaveURL(/raw=1/);
+  await expect(page.getByLabel('raw text')).toBeChecked();
+  await expect(page.getByText('<tool_call>', { exact: false }).first()).toBeVisible();
+});
+
+test('filters by score as numbers and by an extra field; filters persist across steps', async ({ page }) => {
+  await page.goto(`/rollouts/${runId}/browse?step=1`);
+  await page.getByLabel('sort').selectOption('score_desc');
+  const rows = page.getByRole('list', { name: 'samples' }).locator('.score-chip');
+  await expect(rows).toHaveText(['10.1', '9.1', '2.1', '1.1', '0.6', '0.1']);
+  await page.getByLabel('minimum score').fill('2');
+  await page.getByLabel('minimum score').press('Enter');
+  await expect(rows).toHaveText(['10.1', '9.1', '2.1']);
+  await expect(page).toHaveURL(/min=2/);
+  await page.getByLabel('acc filter').selectOption('true');
+  await expect(rows).toHaveText(['10.1', '9.1']);
+  await page.keyboard.press('Shift+N');
+  await expect(sampleHeading(page)).toContainText('Step 2 · line 4');
+  await expect(page).toHaveURL(/min=2/);
+  await expect(rows).toHaveText(['10.2', '9.2']);
+  await saveScreenshot(page, 'rollouts-filtered');
+});
+
+test('full-text search across steps marks the match in the list and in the sample', async ({ page }) => {
+  await page.goto(`/rollouts/${runId}/browse?step=1`);
+  await expect(page.getByRole('list', { name: 'samples' })).toBeVisible();
+  await page.keyboard.press('/');
+  await expect(page.getByLabel('search all steps')).toBeFocused();
+  await page.keyboard.type(RARE_WORD.toUpperCase());
+  await page.keyboard.press('Enter');
+  const results = page.getByRole('list', { name: 'search results' });
+  await expect(page.getByText(`1 matches for`)).toBeVisible();
+  await expect(results.locator('mark')).toHaveText([RARE_WORD]);
+  await results.getByRole('link').first().click();
+  await expect(sampleHeading(page)).toContainText('Step 2 · line 3');
+  // The match is inside the folded <think> block, which opens itself to show it.
+  await expect(page.getByLabel('conversation').locator('mark')).toHaveText([RARE_WORD]);
+  await saveScreenshot(page, 'rollouts-search');
+});
+
+test('compares two samples of the same prompt side by side', async ({ page }) => {
+  await page.goto(`/rollouts/${runId}/compare?a=1:2&b=3:2`);
+  await expect(page.getByRole('region', { name: 'sample A' })).toContainText('A: step 1 · line 2');
+  await expect(page.getByRole('region', { name: 'sample B' })).toContainText('B: step 3 · line 2');
+  await expect(
+    page
+      .getByRole('region', { name: 'sample B' })
+      .getByRole('region', { name: 'tool call code_interpreter' }),
+  ).toBeVisible();
+  await page.getByLabel('sample B: same prompt at').selectOption('1:2');
+  await expect(page).toHaveURL(/b=1(:|%3A)2/);
+  await expect(page.getByRole('region', { name: 'sample B' })).toContainText('B: step 1 · line 2');
+  await saveScreenshot(page, 'rollouts-compare');
+});
+
+test('unknown ids and a missing API show a clear state, never a blank page', async ({ page }) => {
+  // Next.js has an empty role=alert route announcer of its own; the page's problem card is a section.
+  const alert = page.locator('section[role="alert"]');
+  await page.goto('/rollouts/0190d6c2-0000-7000-8000-000000000000');
+  await expect(alert).toContainText('Rollout run not found');
+  await page.goto('/rollouts/not-a-run/browse');
+  await expect(alert).toContainText('does not name');
+  await page.goto(`/rollouts/${runId}/browse?step=1&line=999`);
+  await expect(alert).toContainText('no sample at step 1, line 999');
+  await page.goto(`/rollouts/${runId}/compare?a=oops`);
+  await expect(alert).toContainText('?a=STEP:LINE&b=STEP:LINE');
+
+  // What the dashboard's /trpc proxy answers when the API process is gone.
+  await page.route('**/trpc/**', (route) =>
+    route.fulfill({
+      status: 502,
+      contentType: 'application/json',
+      body: JSON.stringify({
+        error: {
+          message: 'cannot reach the Fusebox API at http://127.0.0.1:18080 (fetch failed)',
+          code: -32603,
+        },
+      }),
+    }),
+  );
+  await page.goto('/rollouts');
+  await expect(alert).toContainText('The Fusebox API is unreachable');
+  await saveScreenshot(page, 'api-unreachable');
+});

@@ -1,0 +1,40 @@
+import { expect, test } from '@playwright/test';
+import { saveScreenshot } from '../screenshots';
+import { API_URL } from '../stack';
+
+test('executions are listed newest first, filter by status, and open with code, output and timings', async ({
+  page,
+  request,
+}) => {
+  const ok = await request.post(`${API_URL}/run_code`, {
+    data: { code: 'print(6 * 7)', language: 'python' },
+  });
+  expect(await ok.json()).toMatchObject({ status: 'Success' });
+  const failed = await request.post(`${API_URL}/run_code`, {
+    data: { code: 'import sys\nprint("about to fail")\nsys.exit(3)', language: 'python' },
+  });
+  expect(await failed.json()).toMatchObject({ status: 'Failed' });
+
+  await page.goto('/executions');
+  const list = page.getByRole('list', { name: 'executions' });
+  await expect(list.getByRole('listitem').first()).toContainText('Failed');
+  await page.getByLabel('status').selectOption('Failed');
+  await expect(page).toHaveURL(/status=Failed/);
+  await expect(list.getByRole('listitem').first()).toContainText('Failed');
+  await expect(list.getByRole('listitem').filter({ hasText: 'Success' })).toHaveCount(0);
+  await saveScreenshot(page, 'executions');
+
+  await list.getByRole('link').first().click();
+  await expect(page.getByRole('heading', { name: /Execution/ })).toContainText('Failed');
+  await expect(page.getByLabel('code', { exact: true })).toContainText('sys.exit(3)');
+  await expect(page.getByLabel('code', { exact: true }).locator('.hljs-keyword').first()).toBeVisible();
+  await expect(page.getByLabel('stdout')).toContainText('about to fail');
+  const timings = page.getByRole('region', { name: 'timings' });
+  await expect(timings).toContainText('limiter wait');
+  await expect(timings).toContainText('on run_code');
+  await expect(timings).toContainText('Finished · 3');
+  await saveScreenshot(page, 'execution-detail');
+
+  await page.goto('/executions/0190d6c2-0000-7000-8000-000000000000');
+  await expect(page.locator('section[role="alert"]')).toContainText('Execution not found');
+});
