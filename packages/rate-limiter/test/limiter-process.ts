@@ -14,13 +14,11 @@ export type ChildCommand =
   | { type: 'hold'; id: string }
   | { type: 'release'; id: string }
   | { type: 'cycle'; workers: number; iterations: number; maxHoldMs: number }
-  | { type: 'tasks'; count: number; durationMs: number }
-  | { type: 'close' };
+  | { type: 'tasks'; count: number; durationMs: number };
 
 export type ChildMessage =
   | { type: 'ready'; pid: number }
-  | { type: 'acquired'; id: string; at: number; slot: number }
-  | { type: 'released'; id: string }
+  | { type: 'acquired'; id: string; slot: number }
   | { type: 'intervals'; intervals: [number, number][] }
   | { type: 'failed'; error: string };
 
