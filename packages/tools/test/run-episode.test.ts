@@ -291,6 +291,15 @@ describe('runEpisode', () => {
     expect(tool.events.slice(-2)).toEqual(['calcReward', 'release']);
   });
 
+  it('fails the episode, not the batch, when a policy returns the wrong shape', async () => {
+    const generate = (() => Promise.resolve({ text: 'oops' })) as unknown as Generate;
+    const trajectory = await runEpisode({ messages: [user] }, { generate, limits: { maxAssistantTurns: 2 } });
+    expect(trajectory).toMatchObject({
+      state: 'FAILED',
+      error: { message: expect.stringContaining('{ content: string') as string },
+    });
+  });
+
   it('on abort, releases the tools then rejects with the signal’s reason', async () => {
     const tool = new RecordingTool('slow', { delayMs: 10_000 });
     const controller = new AbortController();

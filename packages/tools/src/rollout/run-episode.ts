@@ -4,7 +4,7 @@ import { isToolsError } from '../errors/tools-error';
 import { type ToolCallFormat, parseToolCalls } from '../tool-call-parser';
 import type { ChatMessage } from './chat-message';
 import type { EpisodeRequest, EpisodeState, FinishReason, Trajectory } from './episode';
-import type { Generate } from './generate';
+import type { Completion, Generate } from './generate';
 import { type EpisodeLimits, resolveLimits } from './limits';
 import { type Tokenizer, approximateTokenizer } from './tokenizer';
 import { runToolCalls } from './tool-calls';
@@ -146,6 +146,10 @@ export async function runEpisode(
           { requestId: trajectory.requestId, turn, messages, tools: trajectory.tools },
           { signal },
         );
+        // A hand-written policy that returns the wrong shape fails its episode, not the whole batch.
+        if (typeof (completion as Partial<Completion> | undefined)?.content !== 'string') {
+          throw new TypeError('expected generate to resolve to { content: string, finishReason }');
+        }
       } catch (error) {
         fail(error);
         break;
