@@ -3,6 +3,7 @@ import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/a
 import { requireBearerToken } from './auth';
 import { localExecutionGate } from './execution-gate';
 import { loggerOptions } from './logger';
+import { registerOpenApiRoute } from './openapi';
 import { registerHealthRoutes } from './routes/health';
 import { registerSandboxRoutes } from './routes/sandbox';
 import { registerAgentSessionRoutes } from './routes/sessions';
@@ -30,6 +31,7 @@ export async function buildServer(services: Services, options: ServerOptions = {
   if (services.env.FUSEBOX_API_TOKEN) requireBearerToken(app, services.env.FUSEBOX_API_TOKEN);
 
   registerHealthRoutes(app, services);
+  registerOpenApiRoute(app);
   if (services.executor) {
     const gate = services.gate ?? localExecutionGate(services.env);
     await registerSandboxRoutes(app, {

@@ -10,7 +10,7 @@ import { abortOnDisconnect, parseBody, sendJson, sendRefusal } from './sandbox-h
 const seconds = z.number().positive();
 
 /** `POST /v1/sandbox/sessions`: every field optional; times in seconds, like SandboxFusion's. */
-const createSessionSchema = z.object({
+export const createSessionSchema = z.object({
   memory_limit_MB: z.int().default(-1),
   cell_timeout: seconds.optional(),
   idle_timeout: seconds.optional(),
@@ -23,7 +23,7 @@ interface SessionRoute {
 }
 
 /** `POST /v1/sandbox/sessions/:id/run`. */
-const runCellSchema = z.object({ code: z.string(), timeout: seconds.optional() });
+export const runCellSchema = z.object({ code: z.string(), timeout: seconds.optional() });
 
 function sessionBody(info: SessionInfo) {
   return {

@@ -5,9 +5,9 @@ import { sidSchema } from './session-id';
 // The bodies of verl's swedev session API (seed 003): one schema per contract, used by the routes to validate
 // and by /openapi.json to describe them.
 
-export const startInstanceRequestSchema = z
-  .object({ instance_hash: instanceHashSchema.describe('The task: an int64, as digits or a number') })
-  .describe('POST /start_instance');
+export const startInstanceRequestSchema = z.object({
+  instance_hash: instanceHashSchema.describe('The task: an int64, as digits or a number'),
+});
 
 export const startInstanceResponseSchema = z.object({
   sid: z.string().regex(/^\d+$/).describe('The session id: a positive int64 in decimal (verl does int(sid))'),

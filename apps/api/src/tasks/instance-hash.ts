@@ -9,10 +9,9 @@ const INT64_MAX = 2n ** 63n - 1n;
  * `instance_id.item()`, a Python int, so it arrives as a JSON number). Undefined unless it is an int64: verl
  * keeps instance ids in an int64 tensor.
  */
-export function canonicalInstanceHash(value: string | number | bigint): string | undefined {
+export function canonicalInstanceHash(value: string | number): string | undefined {
   let parsed: bigint;
-  if (typeof value === 'bigint') parsed = value;
-  else if (typeof value === 'number') {
+  if (typeof value === 'number') {
     if (!Number.isSafeInteger(value)) return undefined;
     parsed = BigInt(value);
   } else {
@@ -35,13 +34,11 @@ export function deriveInstanceHash(id: string): string {
 }
 
 /** An instance_hash in a request or a task file: digits or an integer, canonicalised to decimal digits. */
-export const instanceHashSchema = z
-  .union([z.string(), z.number(), z.bigint()])
-  .transform((value, context) => {
-    const hash = canonicalInstanceHash(value);
-    if (hash === undefined) {
-      context.addIssue({ code: 'custom', message: 'expected an int64, as digits or a number' });
-      return z.NEVER;
-    }
-    return hash;
-  });
+export const instanceHashSchema = z.union([z.string(), z.number()]).transform((value, context) => {
+  const hash = canonicalInstanceHash(value);
+  if (hash === undefined) {
+    context.addIssue({ code: 'custom', message: 'expected an int64, as digits or a number' });
+    return z.NEVER;
+  }
+  return hash;
+});

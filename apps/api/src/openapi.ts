@@ -1,0 +1,262 @@
+import type { FastifyInstance } from 'fastify';
+import {
+  pingResponseSchema,
+  runCodeRequestSchema,
+  runCodeResponseSchema,
+  runJupyterRequestSchema,
+  runJupyterResponseSchema,
+} from '@fusebox/sandbox-client/protocol';
+import { z } from 'zod';
+import {
+  detailErrorSchema,
+  healthResponseSchema,
+  sandboxCellSchema,
+  sandboxSessionClosedSchema,
+  sandboxSessionSchema,
+  validationErrorSchema,
+} from './openapi-responses';
+import { createSessionSchema, runCellSchema } from './routes/sandbox-sessions';
+import {
+  computeRewardResponseSchema,
+  postprocessResponseSchema,
+  processActionRequestSchema,
+  processActionResponseSchema,
+  sessionErrorSchema,
+  sidRequestSchema,
+  startInstanceRequestSchema,
+  startInstanceResponseSchema,
+} from './sessions/session-protocol';
+import { VERSION } from './version';
+
+/** A zod schema as JSON Schema 2020-12 (OpenAPI 3.1's dialect), for a request (`input`) or a response. */
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  // Transforms (sid and instance_hash canonicalisation) have no JSON Schema; their input side does.
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' });
+  return rest;
+}
+
+function body(schema: z.ZodType) {
+  return { required: true, content: { 'application/json': { schema: jsonSchema(schema, 'input') } } };
+}
+
+function json(description: string, schema: z.ZodType) {
+  return { description, content: { 'application/json': { schema: jsonSchema(schema, 'output') } } };
+}
+
+const unauthorized = {
+  401: json('FUSEBOX_API_TOKEN is set and the bearer token is missing or wrong', detailErrorSchema),
+};
+
+const runErrors = {
+  422: json('An invalid body, in FastAPI/pydantic v2 shape, as SandboxFusion answers', validationErrorSchema),
+  429: json(
+    'The executor queue is full, or no global permit came in time; see Retry-After',
+    detailErrorSchema,
+  ),
+  503: json('The server is shutting down, or the limiter database is unreachable', detailErrorSchema),
+  ...unauthorized,
+};
+
+const sessionErrors = (...statuses: (400 | 404 | 409 | 503)[]) => ({
+  ...Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      json(
+        {
+          400: 'The body is not JSON, or a field is missing or of the wrong type (`field` names it)',
+          404: 'No such session (or, for /start_instance, no such task)',
+          409: 'The session was postprocessed or expired: no more actions',
+          503: 'Too many active sessions (FUSEBOX_AGENT_SESSION_MAX) or a saturated sandbox; see Retry-After',
+        }[status],
+        sessionErrorSchema,
+      ),
+    ]),
+  ),
+  500: json('Anything else; logged and recorded against the session', sessionErrorSchema),
+  ...unauthorized,
+});
+
+const idParameter = [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }];
+
+const TAGS = {
+  sandbox: 'SandboxFusion-compatible execution',
+  sandboxSessions: 'Stateful sandbox sessions',
+  agent: "verl's swedev agent sessions",
+  service: 'Service',
+};
+
+function buildDocument() {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Fusebox API',
+      version: VERSION,
+      description:
+        'Plain JSON routes for Python clients (SandboxFusion and verl, unchanged). The dashboard API is tRPC at ' +
+        '/trpc and is not described here. With FUSEBOX_API_TOKEN set, every route but /v1/ping needs ' +
+        '`Authorization: Bearer <token>`.',
+    },
+    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    security: [{ bearer: [] }],
+    tags: Object.values(TAGS).map((name) => ({ name })),
+    paths: {
+      '/v1/ping': {
+        get: {
+          tags: [TAGS.service],
+          summary: "SandboxFusion's liveness probe; never needs the token",
+          security: [],
+          responses: { 200: json('Always "pong"', pingResponseSchema) },
+        },
+      },
+      '/health': {
+        get: {
+          tags: [TAGS.service],
+          summary: 'Version, uptime and a live database round trip',
+          responses: {
+            200: json('Healthy', healthResponseSchema),
+            503: json('The database does not answer', healthResponseSchema),
+            ...unauthorized,
+          },
+        },
+      },
+      '/openapi.json': {
+        get: {
+          tags: [TAGS.service],
+          summary: 'This document',
+          responses: { 200: { description: 'OpenAPI 3.1' }, ...unauthorized },
+        },
+      },
+      '/run_code': {
+        post: {
+          tags: [TAGS.sandbox],
+          summary: "Runs one program, in SandboxFusion's exact format (200 even for SandboxError)",
+          requestBody: body(runCodeRequestSchema),
+          responses: { 200: json('The run', runCodeResponseSchema), ...runErrors },
+        },
+      },
+      '/run_jupyter': {
+        post: {
+          tags: [TAGS.sandbox],
+          summary: 'Runs cells in order in one Python kernel',
+          requestBody: body(runJupyterRequestSchema),
+          responses: { 200: json('The cells', runJupyterResponseSchema), ...runErrors },
+        },
+      },
+      '/v1/sandbox/sessions': {
+        post: {
+          tags: [TAGS.sandboxSessions],
+          summary: 'Opens a sandboxed Python interpreter that keeps state between cells',
+          requestBody: body(createSessionSchema),
+          responses: { 201: json('The new session', sandboxSessionSchema), ...runErrors },
+        },
+      },
+      '/v1/sandbox/sessions/{id}': {
+        get: {
+          tags: [TAGS.sandboxSessions],
+          summary: 'A session',
+          parameters: idParameter,
+          responses: {
+            200: json('The session', sandboxSessionSchema),
+            404: json('No such session', detailErrorSchema),
+            ...unauthorized,
+          },
+        },
+        delete: {
+          tags: [TAGS.sandboxSessions],
+          summary: 'Closes a session and stops its interpreter',
+          parameters: idParameter,
+          responses: {
+            200: json('Closed', sandboxSessionClosedSchema),
+            404: json('No such session', detailErrorSchema),
+            ...unauthorized,
+          },
+        },
+      },
+      '/v1/sandbox/sessions/{id}/run': {
+        post: {
+          tags: [TAGS.sandboxSessions],
+          summary: "Runs a cell in the session's interpreter",
+          parameters: idParameter,
+          requestBody: body(runCellSchema),
+          responses: {
+            200: json('The cell', sandboxCellSchema),
+            404: json('No such session', detailErrorSchema),
+            409: json('A cell is running, or the interpreter died (restart it)', detailErrorSchema),
+            ...runErrors,
+          },
+        },
+      },
+      '/v1/sandbox/sessions/{id}/restart': {
+        post: {
+          tags: [TAGS.sandboxSessions],
+          summary: 'Replaces the interpreter with a fresh one (state cleared, files written again)',
+          parameters: idParameter,
+          responses: {
+            200: json('The session', sandboxSessionSchema),
+            404: json('No such session', detailErrorSchema),
+            ...unauthorized,
+          },
+        },
+      },
+      '/start_instance': {
+        post: {
+          tags: [TAGS.agent],
+          summary: 'Opens an agent session on the task an instance_hash names',
+          requestBody: body(startInstanceRequestSchema),
+          responses: {
+            200: json('The session', startInstanceResponseSchema),
+            ...sessionErrors(400, 404, 503),
+          },
+        },
+      },
+      '/process_action': {
+        post: {
+          tags: [TAGS.agent],
+          summary:
+            "Runs the code of the model's action and answers what it printed; stored before the answer",
+          requestBody: body(processActionRequestSchema),
+          responses: {
+            200: json('The observation', processActionResponseSchema),
+            ...sessionErrors(400, 404, 409, 503),
+          },
+        },
+      },
+      '/postprocess': {
+        post: {
+          tags: [TAGS.agent],
+          summary: 'Ends a session and frees its interpreter; idempotent',
+          requestBody: body(sidRequestSchema),
+          responses: {
+            200: json('A summary of the session', postprocessResponseSchema),
+            ...sessionErrors(400, 404),
+          },
+        },
+      },
+      '/compute_reward': {
+        post: {
+          tags: [TAGS.agent],
+          summary: "Runs the task's tests against the session's solution; idempotent and stored",
+          requestBody: body(sidRequestSchema),
+          responses: {
+            200: json('The reward and test counts', computeRewardResponseSchema),
+            ...sessionErrors(400, 404, 503),
+          },
+        },
+      },
+    },
+  };
+}
+
+/** The OpenAPI document, built once from the routes' zod schemas. */
+export type OpenApiDocument = ReturnType<typeof buildDocument>;
+let document: OpenApiDocument | undefined;
+
+export function openApiDocument(): OpenApiDocument {
+  document ??= buildDocument();
+  return document;
+}
+
+/** `GET /openapi.json`: every plain HTTP route, described from the same zod schemas that validate them. */
+export function registerOpenApiRoute(app: FastifyInstance): void {
+  app.get('/openapi.json', async (_request, reply) => reply.type('application/json').send(openApiDocument()));
+}
