@@ -27,7 +27,7 @@ interface LineChartProps {
   formatY?: (value: number) => string;
 }
 
-const WIDTH = 800;
+const WIDTH = 1000;
 const PAD = { left: 44, right: 12, top: 10, bottom: 22 };
 
 /**
@@ -75,7 +75,7 @@ export function LineChart({
   }
   return (
     <figure className="chart" aria-label={label}>
-      <svg viewBox={`0 0 ${WIDTH} ${height}`} preserveAspectRatio="none" role="img" aria-label={label}>
+      <svg viewBox={`0 0 ${WIDTH} ${height}`} role="img" aria-label={label}>
         {ticks.map((tick) => (
           <g key={tick}>
             <line x1={PAD.left} x2={WIDTH - PAD.right} y1={y(tick)} y2={y(tick)} className="grid" />

@@ -48,6 +48,11 @@ function KeyCard({
       <h2>
         {keyName} <span className={`badge ${state.tone}`}>{state.label}</span>
       </h2>
+      <p className="muted key-source">
+        {live?.source === 'executor'
+          ? 'sandbox slots of this API process (FUSEBOX_EXECUTOR_CONCURRENCY)'
+          : 'cluster-wide permits, shared by every API process (FUSEBOX_MAX_CONCURRENCY)'}
+      </p>
       <div className="big-numbers">
         <div>
           <span className="big" data-testid={`in-flight-${keyName}`}>

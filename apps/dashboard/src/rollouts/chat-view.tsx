@@ -80,17 +80,26 @@ function BlockView({ block, query }: { block: Block; query: SearchQuery | null }
 }
 
 function TurnView({ turn, query }: { turn: ChatTurn; query: SearchQuery | null }) {
+  // The system prompt is the same in nearly every sample: folded unless the search matched inside it.
+  const hasMatch = useMemo(
+    () => (query ? matchRanges(turn.text, query).length > 0 : false),
+    [turn.text, query],
+  );
+  const [open, setOpen] = useState(turn.role !== 'system' || hasMatch);
   return (
-    <article className={`turn ${turn.role}`} aria-label={`${turn.role} turn`}>
+    <article className={`turn ${turn.role} ${open ? '' : 'folded'}`} aria-label={`${turn.role} turn`}>
       <header>
         <span className={`role ${turn.role}`}>{turn.role}</span>
         <span className="muted">
           {turn.part === 'input' ? 'prompt' : 'response'} · {formatChars(turn.text.length)} chars
         </span>
+        {turn.role === 'system' ? (
+          <button type="button" className="link-button" aria-expanded={open} onClick={() => setOpen(!open)}>
+            {open ? 'hide' : 'show'}
+          </button>
+        ) : null}
       </header>
-      {turn.blocks.map((block, index) => (
-        <BlockView key={index} block={block} query={query} />
-      ))}
+      {open ? turn.blocks.map((block, index) => <BlockView key={index} block={block} query={query} />) : null}
     </article>
   );
 }

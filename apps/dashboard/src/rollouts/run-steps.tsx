@@ -56,6 +56,9 @@ export function RunSteps({ runId }: { runId: string }) {
             }}
             formatY={formatScore}
           />
+          <p className="muted">
+            Distribution buckets: {labels.join(' · ')}. Open a step to read its samples.
+          </p>
           <table className="table" aria-label="steps">
             <thead>
               <tr>
@@ -65,14 +68,14 @@ export function RunSteps({ runId }: { runId: string }) {
                 <th>Min</th>
                 <th>Median</th>
                 <th>Max</th>
-                <th>Distribution ({labels.join(' · ')})</th>
+                <th title={labels.join(' · ')}>Score distribution</th>
                 <th>Skipped lines</th>
               </tr>
             </thead>
             <tbody>
               {steps.map((step) => (
                 <tr key={step.step}>
-                  <td>
+                  <td className="nowrap">
                     <Link href={`/rollouts/${runId}/browse?step=${step.step}`}>step {step.step}</Link>
                   </td>
                   <td>{step.samples}</td>

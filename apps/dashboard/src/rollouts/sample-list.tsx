@@ -68,8 +68,8 @@ export function SampleList({ runId, step, params }: { runId: string; step: numbe
                 <span className="muted">{extrasSummary(item.extras)}</span>
                 <span className="muted right">{formatChars(item.chars)}</span>
               </span>
-              <span className="preview">{item.prompt}</span>
-              <span className="preview muted">…{item.answer.slice(-90)}</span>
+              <span className="preview">{item.prompt.replace(/\s+/g, ' ')}</span>
+              <span className="preview muted">…{item.answer.replace(/\s+/g, ' ').slice(-64)}</span>
             </Link>
           );
         }}
