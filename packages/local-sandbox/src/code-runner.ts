@@ -1,7 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandRunResult, RunCodeRequest, RunCodeResponse } from '@fusebox/sandbox-client/protocol';
-import { isLocalSandboxError } from './errors/local-sandbox-error';
 import { LANGUAGE_RUNNERS, commandNotFound } from './languages';
 import { runJob } from './run-job';
 import { runStatus } from './run-status';
@@ -24,7 +23,7 @@ export interface CodeRunnerLimits {
 
 /**
  * Runs one parsed `/run_code` request in a warm sandbox and answers in SandboxFusion's shape. Failures of the
- * sandbox itself become `SandboxError` responses; only `signal` aborting rejects (with its reason).
+ * sandbox itself (and refused paths) become `SandboxError` responses; only `signal` aborting rejects.
  */
 export async function runCodeRequest(
   request: RunCodeRequest,
@@ -83,8 +82,9 @@ export async function runCodeRequest(
       outputTruncated: result.outputTruncated,
     };
   } catch (error) {
-    if (signal?.aborted || !isLocalSandboxError(error)) throw error;
-    return sandboxError(error.message);
+    // As SandboxFusion does: whatever goes wrong on the sandbox's side is a SandboxError answer, not a crash.
+    if (signal?.aborted) throw error;
+    return sandboxError(error instanceof Error ? error.message : String(error));
   } finally {
     sandboxes.pool.release(sandbox);
   }

@@ -7,7 +7,6 @@ import {
 } from '@fusebox/sandbox-client/protocol';
 import { type CodeRunOutcome, runCodeRequest } from './code-runner';
 import { ExecutorClosedError } from './errors/executor-closed-error';
-import { isLocalSandboxError } from './errors/local-sandbox-error';
 import {
   type ExecutorOptions,
   type ResolvedExecutorOptions,
@@ -152,8 +151,9 @@ export class Executor {
           try {
             return await runJupyterRequest(request, interpreters, { signal: aborted });
           } catch (error) {
-            if (aborted.aborted || !isLocalSandboxError(error)) throw error;
-            return { response: sandboxError(error.message), outputTruncated: false };
+            if (aborted.aborted) throw error;
+            const message = error instanceof Error ? error.message : String(error);
+            return { response: sandboxError(message), outputTruncated: false };
           }
         },
         { signal: aborted },

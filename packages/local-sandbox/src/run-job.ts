@@ -1,4 +1,5 @@
 import type { CommandRunResult } from '@fusebox/sandbox-client/protocol';
+import { RunStdio } from './run-stdio';
 import type { Sandbox } from './sandbox';
 import { type DriverStep, encodeJob } from './step-driver';
 
@@ -35,7 +36,8 @@ interface Step {
 }
 
 /**
- * Runs a job in a warm sandbox running the step driver: sends it, times each step from the driver's events,
+ * Runs a job in a warm sandbox running the step driver: writes the run step's stdin, sends the job, reads the
+ * run step's output pipes, times each step from the driver's events,
  * kills the whole sandbox when a step overruns its timeout (or `signal` aborts), and waits for every process
  * and pipe to be gone before reporting. The caller disposes of the sandbox.
  */
@@ -59,9 +61,10 @@ export async function runJob(
   const onAbort = () => sandbox.kill();
   signal?.addEventListener('abort', onAbort, { once: true });
   arm(START_GUARD_MS, () => sandbox.kill());
+  const stdio = new RunStdio(sandbox.workdir.tmp, job.stdin, sandbox.outputs[1].limit);
   try {
+    sandbox.stdin.end();
     sandbox.control.end(encodeJob(job.compile, job.run));
-    sandbox.stdin.end(job.stdin ?? undefined);
     for (let line = await sandbox.events.next(); line !== undefined; line = await sandbox.events.next()) {
       const [event, status] = line.split(' ');
       const now = performance.now();
@@ -78,20 +81,25 @@ export async function runJob(
       }
     }
     const exit = await sandbox.closed;
+    stdio.close();
+    await stdio.ended;
     signal?.throwIfAborted();
     const outputs = sandbox.outputs;
     const started = compile.startedAt !== undefined || run.startedAt !== undefined;
     return {
       compile: job.compile ? stepResult(compile, exit.code, outputs[5].text(), outputs[6].text()) : null,
-      run: stepResult(run, exit.code, outputs[1].text(), outputs[2].text()),
+      run: stepResult(run, exit.code, stdio.stdout.text(), stdio.stderr.text()),
       sandboxError: started
         ? undefined
         : `the sandbox ended before running the code (exit ${exit.code ?? exit.signal}): ${outputs[2].text()}`,
       compileMs: elapsed(compile),
       runMs: elapsed(run),
-      outputTruncated: Object.values(outputs).some((output) => output.truncated),
+      outputTruncated: [outputs[5], outputs[6], stdio.stdout, stdio.stderr].some(
+        (output) => output.truncated,
+      ),
     };
   } finally {
+    stdio.close();
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
   }

@@ -260,13 +260,18 @@ export class SandboxLauncher {
 
     let workdir: SandboxWorkdir;
     if (hostDir) {
-      workdir = { inside, host: hostDir, release: releaseDirectory(hostDir) };
+      workdir = { inside, host: hostDir, tmp: hostDir, release: releaseDirectory(hostDir) };
     } else {
       try {
         const pid = (await info)?.['child-pid'];
         if (pid === undefined) throw new Error('bubblewrap did not report the sandbox pid');
         const fd = openSync(`/proc/${pid}/root${inside}`, constants.O_RDONLY | constants.O_DIRECTORY);
-        workdir = { inside, host: `/proc/self/fd/${fd}`, release: releaseFd(fd) };
+        workdir = {
+          inside,
+          host: `/proc/self/fd/${fd}`,
+          tmp: `/proc/self/fd/${fd}/..`,
+          release: releaseFd(fd),
+        };
       } catch (error) {
         throw await fail(`its working directory is unreachable: ${(error as Error).message}`);
       }

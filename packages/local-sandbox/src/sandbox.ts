@@ -21,6 +21,8 @@ export interface SandboxWorkdir {
    * keeps its tmpfs alive after the sandbox ends, so files can still be fetched), or a host directory.
    */
   host: string;
+  /** The sandbox's TMPDIR from this process (the tmpfs root holding the working directory, or the host directory). */
+  tmp: string;
   release(): void;
 }
 

@@ -1,14 +1,26 @@
 import { shellCommand } from './shell-quote';
 
 /**
+ * Where the run step's stdio lives, relative to the sandbox's TMPDIR: stdout and stderr are named pipes the
+ * host reads (real pipes, as SandboxFusion gives, so `echo x > /dev/stderr` works; the sandbox's own fds are
+ * sockets, which cannot be reopened through /dev), and stdin is a file the host writes before the job.
+ */
+export const RUN_STDIO = {
+  stdin: '.fusebox-stdin',
+  stdout: '.fusebox-stdout',
+  stderr: '.fusebox-stderr',
+} as const;
+
+/**
  * The shell that runs inside every code sandbox. It starts before the request arrives (so the sandbox is
- * warm), says `ready`, then reads the job from fd 3: for each of the compile and run steps, an address-space
- * limit for `ulimit -v` and a command line. It reports `compile`, `compiled <status>`, `run` and
- * `ran <status>` on fd 4, which no step can write to. Steps never see fds 3-6: the compile step writes to 5
- * and 6, the run step to 1 and 2 and reads the request's stdin on 0. Exiting ends the sandbox, which kills
- * whatever the steps left running.
+ * warm), makes the run step's pipes, says `ready`, then reads the job from fd 3: for each of the compile and run
+ * steps, an address-space limit for `ulimit -v` and a command line. It reports `compile`, `compiled <status>`,
+ * `run` and `ran <status>` on fd 4, which no step can write to. The compile step writes to fds 5 and 6; the run
+ * step reads and writes {@link RUN_STDIO}. Exiting ends the sandbox, which kills whatever the steps left running.
  */
 export const STEP_DRIVER = `
+io="$TMPDIR"
+mkfifo "$io/${RUN_STDIO.stdout}" "$io/${RUN_STDIO.stderr}" || exit 1
 echo ready >&4
 IFS= read -r compile_limit <&3 && IFS= read -r compile_command <&3 &&
   IFS= read -r run_limit <&3 && IFS= read -r run_command <&3 || exit 0
@@ -22,7 +34,8 @@ if [ -n "$compile_command" ]; then
 fi
 exec 5>&- 6>&-
 echo run >&4
-(ulimit -v "$run_limit" && eval "exec $run_command") 4>&-
+(ulimit -v "$run_limit" && eval "exec $run_command") <"$io/${RUN_STDIO.stdin}" >"$io/${RUN_STDIO.stdout}" \
+  2>"$io/${RUN_STDIO.stderr}" 4>&-
 echo "ran $?" >&4
 `;
 

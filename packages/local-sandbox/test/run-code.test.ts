@@ -14,6 +14,18 @@ describe('runCode', () => {
     expect(closed.response.run_result?.stdout).toBe("''\n");
   });
 
+  it('gives the run real pipes, so /dev/stdout, /dev/stderr and /dev/stdin work as they do on SandboxFusion', async () => {
+    const { response } = await executor().runCode({
+      code: 'echo out > /dev/stdout\necho err > /dev/stderr\ncat /dev/stdin',
+      language: 'bash',
+      stdin: 'in\n',
+    });
+    expect(response).toMatchObject({
+      status: 'Success',
+      run_result: { stdout: 'out\nin\n', stderr: 'err\n' },
+    });
+  });
+
   it('kills a run at its wall-clock timeout, keeps what it printed, and reports a null return code', async () => {
     const { response, runMs } = await python('print("started", flush=True)\nimport time\ntime.sleep(30)', {
       run_timeout: 0.5,
