@@ -34,6 +34,7 @@ describe('fusebox serve under bad and hostile input', () => {
 
   it('stays healthy and leaves no process, directory or cgroup behind', { timeout: 120_000 }, async () => {
     const pid = server.process.pid as number;
+    const apiPort = new URL(server.url).port;
     const post = async (path: string, body: unknown, signal?: AbortSignal) => {
       const response = await fetch(`${server.url}${path}`, {
         method: 'POST',
@@ -58,7 +59,11 @@ describe('fusebox serve under bad and hostile input', () => {
       run('python', 'with open("fill", "wb") as f:\n    while True:\n        f.write(b"x" * 1048576)'),
       run('python', 'import sys\nfor _ in range(100):\n    sys.stdout.write("z" * 1_000_000)'),
       run('bash', 'setsid sleep 98770 &\nnohup sleep 98771 >/dev/null 2>&1 &\necho left them'),
-      run('python', 'import socket\nsocket.create_connection(("127.0.0.1", 5432), timeout=2)'),
+      run(
+        'python',
+        `import socket\nfor port in (5432, ${apiPort}):\n    try:\n        socket.create_connection(("127.0.0.1", port), timeout=2)\n` +
+          '        print(port, "connected")\n    except OSError as error:\n        print(port, type(error).__name__)',
+      ),
       run('python', 'print("x")', { files: { '../../escape': 'eA==' } }),
       run('python', 'import os\nos.symlink("/etc/passwd", "p")', { fetch_files: ['p', '/etc/passwd'] }),
       post('/run_jupyter', { cells: ['import os', 'os._exit(9)', 'print(1)'] }),
@@ -75,6 +80,10 @@ describe('fusebox serve under bad and hostile input', () => {
       422, 413, 422, 422, 200, 200, 200, 200, 200, 200, 200, 200,
     ]);
     for (const answer of answers.slice(4)) expect(JSON.parse(answer.text)).toHaveProperty('status');
+    // Neither Postgres nor the API itself is reachable from inside.
+    expect(JSON.parse(answers[9]!.text)).toMatchObject({
+      run_result: { stdout: `5432 ConnectionRefusedError\n${apiPort} ConnectionRefusedError\n` },
+    });
     await Promise.all(hostile.slice(12));
 
     const health = await fetch(`${server.url}/health`);
