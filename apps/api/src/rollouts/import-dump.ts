@@ -72,5 +72,9 @@ export async function importDump(client: pg.Client, options: ImportDumpOptions):
     if (result.note) summary.skipped.push({ name: file.name, reason: result.note });
     if (result.added > 0 || result.rejected > 0 || result.note) options.onFile?.(file, result);
   }
+  // Fresh planner statistics, so search and filters pick the right index from the first query on (autovacuum
+  // would get there, but only after a while).
+  if (summary.added > 0)
+    await client.query('ANALYZE "rollout_sample" ("run_id", "step", "score", "search_terms")');
   return summary;
 }

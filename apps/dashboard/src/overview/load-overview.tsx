@@ -137,11 +137,13 @@ export function LoadOverview() {
   return (
     <>
       <p className="live-status muted" aria-live="polite">
-        {live.status === 'pending'
-          ? '● live'
-          : live.status === 'error'
-            ? `live updates interrupted: ${live.error?.message ?? ''}`
-            : 'connecting…'}
+        {live.status === 'pending' ? (
+          <span className="live-dot">● live</span>
+        ) : live.status === 'error' ? (
+          `live updates interrupted: ${live.error?.message ?? ''}`
+        ) : (
+          'connecting…'
+        )}
         {latest?.limiterError ? ` · cluster limiter stats unavailable: ${latest.limiterError}` : ''}
       </p>
       {keys.length === 0 ||

@@ -88,7 +88,8 @@ export function RolloutBrowser({ runId }: { runId: string }) {
     k: () => scrollRef.current?.scrollBy({ top: -SCROLL_STEP }),
   });
 
-  if (steps.isPending) return <Loading what="the run" />;
+  // With a step in the URL the list loads at once, beside the step list rather than after it.
+  if (steps.isPending && step === null) return <Loading what="the run" />;
   if (steps.isError) return <ProblemCard error={steps.error} what="Rollout run" />;
   if (step === null)
     return (
@@ -104,7 +105,7 @@ export function RolloutBrowser({ runId }: { runId: string }) {
     <div className="browser-page">
       <header className="browser-bar">
         <Link href={`/rollouts/${runId}`} className="run-name">
-          {steps.data.run.name}
+          {steps.data?.run.name ?? '…'}
         </Link>
         <div className="step-nav" role="group" aria-label="step">
           <button
@@ -120,7 +121,7 @@ export function RolloutBrowser({ runId }: { runId: string }) {
             value={step}
             onChange={(event) => void firstOfStep(Number(event.target.value))}
           >
-            {stepNumbers.map((number) => (
+            {(stepNumbers.length > 0 ? stepNumbers : [step]).map((number) => (
               <option key={number} value={number}>
                 step {number}
               </option>

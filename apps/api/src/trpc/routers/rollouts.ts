@@ -289,24 +289,38 @@ export const rolloutsRouter = {
           message: 'type at least one word (letters or digits) to search',
         });
       }
-      const conditions = [
-        Prisma.sql`"run_id" = ${input.runId}::uuid`,
-        Prisma.sql`"search_terms" @> ${query.terms}::text[]`,
-        ...(input.step === undefined ? [] : [Prisma.sql`"step" = ${input.step}`]),
-        ...query.phrases.map(
-          (phrase) =>
-            Prisma.sql`(strpos(lower("output"), ${phrase}) > 0 OR strpos(lower("input"), ${phrase}) > 0)`,
-        ),
-      ];
-      const where = Prisma.join(conditions, ' AND ');
+      const matches = (runCondition: Prisma.Sql) =>
+        Prisma.join(
+          [
+            runCondition,
+            Prisma.sql`"search_terms" @> ${query.terms}::text[]`,
+            ...(input.step === undefined ? [] : [Prisma.sql`"step" = ${input.step}`]),
+            ...query.phrases.map(
+              (phrase) =>
+                Prisma.sql`(strpos(lower("output"), ${phrase}) > 0 OR strpos(lower("input"), ${phrase}) > 0)`,
+            ),
+          ],
+          ' AND ',
+        );
       const offset = input.cursor ?? 0;
-      const rows = await ctx.prisma.$queryRaw<
+      // The page is left to the planner: for a rare word it reads the GIN index, for a word in most samples it
+      // walks (step, line) in order and stops after a page.
+      const page = ctx.prisma.$queryRaw<
         { step: number; line: number; score: number | null; input: string; output: string }[]
-      >`SELECT "step", "line", "score", "input", "output" FROM "rollout_sample" WHERE ${where}
+      >`SELECT "step", "line", "score", "input", "output" FROM "rollout_sample"
+        WHERE ${matches(Prisma.sql`"run_id" = ${input.runId}::uuid`)}
         ORDER BY "step", "line" LIMIT ${input.limit} OFFSET ${offset}`;
-      const [counted] = await ctx.prisma.$queryRaw<{ count: number }[]>`
-        SELECT count(*)::int AS "count" FROM (SELECT 1 FROM "rollout_sample" WHERE ${where}
-        LIMIT ${SEARCH_COUNT_CAP + 1}) matches`;
+      // The count must come from the GIN index: any other plan reads (and decompresses) the terms of every
+      // sample, 20× slower here on 10k samples. Its bitmap is built from the index alone, and the heap reads stop
+      // at the cap. Comparing run_id as text keeps the planner off the run_id b-tree for the same reason.
+      const counting = ctx.prisma.$transaction(async (tx) => {
+        await tx.$executeRaw`SET LOCAL enable_seqscan = off`;
+        await tx.$executeRaw`SET LOCAL enable_indexscan = off`;
+        return tx.$queryRaw<{ count: number }[]>`
+          SELECT count(*)::int AS "count" FROM (SELECT 1 FROM "rollout_sample"
+          WHERE ${matches(Prisma.sql`"run_id"::text = ${input.runId}`)} LIMIT ${SEARCH_COUNT_CAP + 1}) matches`;
+      });
+      const [rows, [counted]] = await Promise.all([page, counting]);
       const count = counted?.count ?? 0;
       return {
         query,

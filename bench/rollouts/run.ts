@@ -1,0 +1,263 @@
+// The rollout browser at scale: 100k verl dump samples over 100 steps (2–20 KB each). Measures the import, the
+// API's sample-list and full-text search queries (p50/p95 over loopback HTTP, as the dashboard calls them), and
+// the time to first render of the sample list in Chromium. Usage: node --import tsx bench/rollouts/run.ts
+// [--steps 100] [--samples-per-step 1000] [--keep-data]
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { rm, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { chromium } from '@playwright/test';
+import pg from 'pg';
+import { writeSyntheticDump } from './synthetic-dump';
+
+const COMMAND = 'node --import tsx bench/rollouts/run.ts';
+const FUSEBOX = fileURLToPath(new URL('../../apps/api/bin/fusebox.js', import.meta.url));
+const DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/fusebox_bench_rollouts';
+const API_PORT = 18280;
+const DASHBOARD_PORT = 13280;
+const RUN_NAME = 'bench-rollouts';
+const QUERY_REPEATS = 20;
+const RENDER_REPEATS = 5;
+/** Words of the synthetic vocabulary and text, from rare to everywhere, and phrases checked verbatim. */
+const SEARCHES = [
+  'zerodivisionerror',
+  'traceback',
+  'tickets marbles',
+  'kalo',
+  '"print(total_3)"',
+  'the',
+  '#### 4242',
+];
+
+const { values: options } = parseArgs({
+  options: {
+    steps: { type: 'string', default: '100' },
+    'samples-per-step': { type: 'string', default: '1000' },
+    'keep-data': { type: 'boolean', default: false },
+  },
+});
+const steps = Number(options.steps);
+const samplesPerStep = Number(options['samples-per-step']);
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function run(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; ms: number; out: string }> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [FUSEBOX, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, ms: performance.now() - started, out };
+}
+
+async function trpc<T>(path: string, input: unknown): Promise<{ ms: number; data: T }> {
+  const started = performance.now();
+  const response = await fetch(
+    `http://127.0.0.1:${API_PORT}/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`,
+  );
+  const body = (await response.json()) as { result?: { data: T }; error?: unknown };
+  const ms = performance.now() - started;
+  if (!body.result) throw new Error(`${path} failed: ${JSON.stringify(body.error)}`);
+  return { ms, data: body.result.data };
+}
+
+async function main() {
+  const loadBefore = loadavg()[0]!;
+  const dir = join(tmpdir(), `fusebox-bench-rollouts-${steps}x${samplesPerStep}`);
+  console.error(`generating ${steps} steps × ${samplesPerStep} samples in ${dir} …`);
+  await rm(dir, { recursive: true, force: true });
+  const dump = await writeSyntheticDump({ dir, steps, samplesPerStep });
+
+  const admin = new pg.Client({ connectionString: DATABASE_URL.replace(/\/[^/]+$/, '/postgres') });
+  await admin.connect();
+  await admin.query('DROP DATABASE IF EXISTS fusebox_bench_rollouts WITH (FORCE)');
+  await admin.end();
+  // Create and migrate first, so the import's time is the import's alone.
+  const migrated = await run(['db', 'migrate'], { DATABASE_URL });
+  if (migrated.code !== 0) throw new Error(migrated.out);
+
+  console.error(`importing ${(dump.bytes / 1e9).toFixed(2)} GB …`);
+  const imported = await run(['rollouts', 'import', dir, '--name', RUN_NAME], { DATABASE_URL });
+  if (imported.code !== 0) throw new Error(imported.out);
+  const reimported = await run(['rollouts', 'import', dir, '--name', RUN_NAME], { DATABASE_URL });
+
+  const db = new pg.Client({ connectionString: DATABASE_URL });
+  await db.connect();
+  const [{ samples, size }] = (
+    await db.query<{ samples: number; size: string }>(
+      `SELECT count(*)::int AS samples, pg_size_pretty(pg_total_relation_size('rollout_sample')) AS size FROM rollout_sample`,
+    )
+  ).rows as [{ samples: number; size: string }];
+  const [{ id: runId }] = (
+    await db.query<{ id: string }>('SELECT id FROM rollout_run WHERE name = $1', [RUN_NAME])
+  ).rows as [{ id: string }];
+  await db.end();
+
+  const server = spawn(process.execPath, [FUSEBOX, 'serve'], {
+    env: {
+      ...process.env,
+      DATABASE_URL,
+      PORT: String(API_PORT),
+      DASHBOARD_PORT: String(DASHBOARD_PORT),
+      FUSEBOX_LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  try {
+    for (let attempt = 0; ; attempt++) {
+      const ready = await fetch(`http://127.0.0.1:${DASHBOARD_PORT}/rollouts`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (ready) break;
+      if (attempt > 120) throw new Error('the server did not start within 60 s');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+
+    // The sample list exactly as the browser asks for it: a page of 100, under each sort and a score filter.
+    const listMs: number[] = [];
+    const filters = [
+      {},
+      { sort: 'score_desc' },
+      { scoreMin: 0.5 },
+      { fields: [{ name: 'acc', equals: 'true' }] },
+    ];
+    await trpc('rollouts.samples', { runId, step: 1, limit: 100 });
+    for (let index = 0; index < QUERY_REPEATS * filters.length; index++) {
+      const step = 1 + ((index * 37) % steps);
+      listMs.push(
+        (await trpc('rollouts.samples', { runId, step, limit: 100, ...filters[index % filters.length] })).ms,
+      );
+    }
+    const searchMs: number[] = [];
+    const searchRows: string[] = [];
+    for (const q of SEARCHES) {
+      const times: number[] = [];
+      let total = 0;
+      for (let index = 0; index < QUERY_REPEATS / 2; index++) {
+        const result = await trpc<{ total: number; capped: boolean }>('rollouts.search', {
+          runId,
+          q,
+          limit: 50,
+        });
+        times.push(result.ms);
+        total = result.data.total;
+        if (result.data.capped) total = -total;
+      }
+      searchMs.push(...times);
+      searchRows.push(
+        `| \`${q}\` | ${total < 0 ? `${-total}+` : total} | ${percentile(times, 50).toFixed(0)} | ${percentile(times, 95).toFixed(0)} |`,
+      );
+    }
+    const stepsMs: number[] = [];
+    for (let index = 0; index < 5; index++) stepsMs.push((await trpc('rollouts.steps', { runId })).ms);
+
+    const browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    const renderMs: number[] = [];
+    for (let index = 0; index < RENDER_REPEATS + 1; index++) {
+      const page = await browser.newPage();
+      const step = 1 + ((index * 13) % steps);
+      await page.goto(`http://127.0.0.1:${DASHBOARD_PORT}/rollouts/${runId}/browse?step=${step}`);
+      await page.locator('.sample-row').first().waitFor();
+      // Time from the start of navigation to the first row on screen, by the page's own clock.
+      const ms = await page.evaluate(() => performance.now());
+      if (index > 0) renderMs.push(ms); // the first load warms Next's server and the browser cache
+      await page.close();
+    }
+    await browser.close();
+
+    const row = (what: string, value: string, target: string, ok: boolean) =>
+      `| ${what} | ${value} | ${target} | ${ok ? 'yes' : 'no'} |`;
+    const importS = imported.ms / 1000;
+    const table = [
+      '| measure | result | target | met |',
+      '| --- | --- | --- | --- |',
+      row(
+        `import ${samples.toLocaleString('en-US')} samples (${(dump.bytes / 1e9).toFixed(2)} GB of JSONL)`,
+        `${importS.toFixed(1)} s (${(dump.bytes / 1e6 / importS).toFixed(0)} MB/s)`,
+        '< 60 s',
+        importS < 60,
+      ),
+      row(
+        're-import of the same directory (adds nothing)',
+        `${(reimported.ms / 1000).toFixed(1)} s`,
+        '–',
+        true,
+      ),
+      row(
+        'sample-list query, page of 100 (p50 / p95)',
+        `${percentile(listMs, 50).toFixed(0)} / ${percentile(listMs, 95).toFixed(0)} ms`,
+        '< 100 ms',
+        percentile(listMs, 50) < 100,
+      ),
+      row(
+        `full-text search, ${SEARCHES.length} queries (p50 / p95)`,
+        `${percentile(searchMs, 50).toFixed(0)} / ${percentile(searchMs, 95).toFixed(0)} ms`,
+        'p95 < 300 ms',
+        percentile(searchMs, 95) < 300,
+      ),
+      row(
+        'step statistics for the chart, 100 steps (p50)',
+        `${percentile(stepsMs, 50).toFixed(0)} ms`,
+        '–',
+        true,
+      ),
+      row(
+        'first render of the sample list in Chromium (median)',
+        `${percentile(renderMs, 50).toFixed(0)} ms`,
+        '< 1 s',
+        percentile(renderMs, 50) < 1000,
+      ),
+    ].join('\n');
+    const searchTable = [
+      '| query | matches | p50 ms | p95 ms |',
+      '| --- | --- | --- | --- |',
+      ...searchRows,
+    ].join('\n');
+    const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}`;
+    const loadAfter = loadavg()[0]!;
+    console.log(`${table}\n\n${searchTable}`);
+    await writeFile(
+      new URL('RESULTS.md', import.meta.url),
+      `# Rollout browser at scale\n\n` +
+        `- Command: \`${COMMAND}${steps !== 100 || samplesPerStep !== 1000 ? ` --steps ${steps} --samples-per-step ${samplesPerStep}` : ''}\`\n` +
+        `- Date: ${new Date().toISOString()}\n` +
+        `- Machine: ${machine}; load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after (other work shares this machine)\n` +
+        `- Data: ${steps} steps × ${samplesPerStep} samples from \`bench/rollouts/synthetic-dump.ts\` (2–20 KB of text each, tool calls, ` +
+        `extras), ${(dump.bytes / 1e9).toFixed(2)} GB of JSONL; \`rollout_sample\` takes ${size} with its indexes\n\n` +
+        `${table}\n\nSearch queries (whole words through the GIN index on \`search_terms\`; quoted or punctuated text is then checked verbatim; page of 50 with snippets):\n\n${searchTable}\n\n` +
+        `Times are wall-clock from the client over loopback HTTP (tRPC GET, as the dashboard calls it). The first render ` +
+        `is the page's \`performance.now()\` when the first sample row is in the DOM, median of ${RENDER_REPEATS} loads after one warm-up.\n`,
+    );
+  } finally {
+    server.kill('SIGTERM');
+    await once(server, 'exit');
+    if (!options['keep-data']) await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
