@@ -49,12 +49,19 @@ export const rolloutsImportCommand: Command = {
         process.once('SIGINT', onSignal);
         process.once('SIGTERM', onSignal);
         console.log(`watching ${dir} for new steps; Ctrl-C stops`);
+        const noted = new Set<string>();
         await watchDump(client, {
           dir,
           ...(name ? { name } : {}),
           signal: stop.signal,
           onProblem,
-          onFile: (file, result) => console.log(describeFile(file.name, result)),
+          onFile: (file, result) => {
+            // A note (an empty or rewritten file) would otherwise repeat on every pass.
+            const line = describeFile(file.name, result);
+            if (result.note && noted.has(line)) return;
+            if (result.note) noted.add(line);
+            console.log(line);
+          },
           onWaiting: (reason) => console.error(`waiting: ${reason}`),
         });
         return 0;

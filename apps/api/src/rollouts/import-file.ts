@@ -66,6 +66,7 @@ export async function importDumpFile(
     const start = Number(progress.bytes_read);
     if (file.size <= start) {
       await client.query('ROLLBACK');
+      if (file.size === 0) return { added: 0, rejected: 0, note: 'empty, nothing to import yet' };
       return file.size < start
         ? {
             added: 0,

@@ -98,6 +98,7 @@ describe('importing verl rollout dumps', () => {
     expect(summary).toMatchObject({ files: 2, added: 1 });
     expect(summary.skipped).toEqual([
       { name: 'latest.jsonl', reason: 'the name is not a step number ({step}.jsonl)' },
+      { name: '0.jsonl', reason: 'empty, nothing to import yet' },
     ]);
   });
 
