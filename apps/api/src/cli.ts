@@ -3,12 +3,19 @@ import { parseArgs } from 'node:util';
 import { isDatabaseError } from '@fusebox/db/errors';
 import { type Command, UsageError } from './commands/command';
 import { dbMigrateCommand } from './commands/db-migrate';
+import { demoCommand } from './commands/demo';
 import { rolloutsImportCommand } from './commands/rollouts-import';
 import { serveCommand } from './commands/serve';
 import { tasksImportCommand } from './commands/tasks-import';
 import { InvalidEnvironmentError } from './env';
 
-const COMMANDS: Command[] = [serveCommand, dbMigrateCommand, rolloutsImportCommand, tasksImportCommand];
+const COMMANDS: Command[] = [
+  serveCommand,
+  dbMigrateCommand,
+  rolloutsImportCommand,
+  tasksImportCommand,
+  demoCommand,
+];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((command) => command.path.join(' ').length)) + 2;

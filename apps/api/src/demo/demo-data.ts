@@ -1,0 +1,62 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { describeIssues } from '../input/describe-issues';
+import { fuseboxTaskSchema } from '../tasks/fusebox-task';
+
+/** GSM8K-style word problems, each with a program that solves it and one with a plausible mistake. */
+export const GSM8K_PROBLEMS_PATH = fileURLToPath(new URL('../../demo/gsm8k.jsonl', import.meta.url));
+
+/** Coding tasks in Fusebox's task format (instance_hash 9100000000000000001…), imported before the demo runs. */
+export const CODING_TASKS_PATH = fileURLToPath(new URL('../../demo/coding-tasks.jsonl', import.meta.url));
+
+const answer = z.string().regex(/^-?\d+$/, 'expected an integer, as GSM8K answers are');
+
+export const gsm8kProblemSchema = z.object({
+  id: z.string().min(1),
+  question: z.string().min(1),
+  /** What the solution prints, and so the ground truth: compared as a string, as verl's gsm8k score does. */
+  answer,
+  /** One line of reasoning the scripted model writes before its tool call. */
+  reasoning: z.string().min(1),
+  code: z.string().min(1),
+  mistake: z.string().min(1),
+  /** What the mistaken program prints. */
+  mistake_answer: answer,
+});
+
+export type Gsm8kProblem = z.output<typeof gsm8kProblemSchema>;
+
+/** A demo coding task: a Fusebox task whose metadata also holds what the scripted model writes. */
+export const codingTaskSchema = fuseboxTaskSchema.extend({
+  instance_hash: z.string().regex(/^\d+$/),
+  metadata: z.object({
+    solution: z.string().min(1),
+    /** A plausible wrong solution, and the share of the task's tests it passes (its reward). */
+    mistake: z.string().min(1),
+    mistake_reward: z.number().min(0).max(1),
+    /** A line that tries the solution out, as a model checks its work. */
+    check: z.string().min(1),
+  }),
+});
+
+export type CodingTask = z.output<typeof codingTaskSchema>;
+
+export function loadGsm8kProblems(path = GSM8K_PROBLEMS_PATH): Promise<Gsm8kProblem[]> {
+  return readJsonl(path, gsm8kProblemSchema);
+}
+
+export function loadCodingTasks(path = CODING_TASKS_PATH): Promise<CodingTask[]> {
+  return readJsonl(path, codingTaskSchema);
+}
+
+/** A shipped file that does not parse is a bug in this repository, so it throws naming the line. */
+async function readJsonl<S extends z.ZodType>(path: string, schema: S): Promise<z.output<S>[]> {
+  const lines = (await readFile(path, 'utf8')).split('\n');
+  return lines.flatMap((line, index) => {
+    if (line.trim() === '') return [];
+    const parsed = schema.safeParse(JSON.parse(line));
+    if (!parsed.success) throw new Error(`${path}:${index + 1}: ${describeIssues(parsed.error)}`);
+    return [parsed.data];
+  });
+}

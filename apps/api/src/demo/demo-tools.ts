@@ -1,0 +1,55 @@
+import { createSandboxClient } from '@fusebox/sandbox-client/client';
+import type { BaseTool } from '@fusebox/tools/base-tool';
+import { CodeInterpreterTool } from '@fusebox/tools/code-interpreter';
+import { Gsm8kTool } from '@fusebox/tools/gsm8k';
+import { AgentSessionTool } from './agent-session-tool';
+import type { FuseboxApi } from './fusebox-api';
+import type { TaskFamily } from './demo-tally';
+
+/**
+ * Seconds a code run may take: ample for every shipped solution, and short enough that the scripted endless
+ * loops end quickly (the coding tasks set the same `run_timeout_s`).
+ */
+export const CODE_TIMEOUT_S = 3;
+
+/** The tools of each task family, and how to close them all. */
+export interface DemoTools {
+  byFamily: Record<TaskFamily, BaseTool[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * verl's code interpreter and gsm8k tools for the word problems, and the session tool for the coding tasks.
+ * The code interpreter sends every call straight on, with no limiter of its own: the server's global limiter is
+ * the one that decides, which is what the dashboard shows. The token goes only to the Fusebox API, never to
+ * another `--sandbox-url`.
+ */
+export function createDemoTools(
+  api: FuseboxApi,
+  { sandboxUrl, token, concurrency }: { sandboxUrl: string; token: string | undefined; concurrency: number },
+): DemoTools {
+  const endpoint = sandboxUrl.replace(/\/run_code\/?$/, '');
+  const ours = endpoint === api.url;
+  const client = createSandboxClient({
+    endpoint,
+    ...(ours && token ? { headers: { authorization: `Bearer ${token}` } } : {}),
+  });
+  const code = new CodeInterpreterTool(
+    {
+      sandbox_fusion_url: sandboxUrl,
+      num_workers: concurrency,
+      enable_global_rate_limit: false,
+      default_timeout: CODE_TIMEOUT_S,
+    },
+    undefined,
+    { client },
+  );
+  const tools = { gsm8k: [code, new Gsm8kTool()], coding: [new AgentSessionTool(api)] };
+  return {
+    byFamily: tools,
+    async close() {
+      await Promise.allSettled([...tools.gsm8k, ...tools.coding].map((tool) => tool.close()));
+      await client.close();
+    },
+  };
+}
