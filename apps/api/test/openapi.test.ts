@@ -46,7 +46,7 @@ interface Operation {
   security?: unknown[];
   requestBody?: {
     content: {
-      'application/json': { schema: { properties: Record<string, { anyOf?: { type: string }[] }> } };
+      'application/json': { schema: { properties: Record<string, { type?: string[] }> } };
     };
   };
   responses: Record<string, unknown>;

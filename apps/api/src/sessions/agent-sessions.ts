@@ -1,7 +1,5 @@
 import type { PrismaClient } from '@fusebox/db/client';
 import { SessionNotFoundError as InterpreterNotFoundError } from '@fusebox/local-sandbox/errors';
-import type { ExecutionRow } from '../execution-recorder';
-import { uuidV7 } from '../rollouts/uuid-v7';
 import { computeReward } from '../tasks/reward-rule';
 import { type StoredTask, readTask, storedTask, storedTaskSelect } from '../tasks/stored-task';
 import { SessionClosedError, SessionNotFoundError, SessionsFullError, TaskNotFoundError } from './errors';
@@ -14,6 +12,7 @@ import { runAction } from './run-action';
 import { runTests } from './run-tests';
 import { stateCells } from './session-cells';
 import { newSessionId } from './session-id';
+import { type StoredAction, storeActions } from './store-action';
 import type { SessionSandbox } from './session-sandbox';
 
 export interface AgentSessionSettings {
@@ -75,6 +74,8 @@ export class AgentSessions {
   readonly #expiry: NodeJS.Timeout;
   /** New session rows, inserted together: verl opens a whole batch's sessions at once. */
   readonly #inserts: Batcher<{ id: string; taskId: string; sessionMode: string }, boolean>;
+  /** Finished actions, stored together: one commit for every action that finished while the last was written. */
+  readonly #actionWrites: Batcher<StoredAction, void>;
   /** Tasks by instance_hash, briefly: a batch opens many sessions on few tasks. */
   readonly #tasks = new Map<string, { task: Promise<StoredTask | undefined>; at: number }>();
   #starting = 0;
@@ -93,6 +94,7 @@ export class AgentSessions {
       const ids = new Set(inserted.map(({ id }) => id));
       return rows.map(({ id }) => ids.has(id));
     });
+    this.#actionWrites = new Batcher((actions) => storeActions(prisma, actions));
     const interval = Math.max(1_000, Math.min(MAX_EXPIRY_INTERVAL_MS, settings.idleTimeoutMs / 4));
     this.#expiry = setInterval(
       () => void this.expireIdle().catch((error: unknown) => settings.onExpiryError(error)),
@@ -151,13 +153,16 @@ export class AgentSessions {
         stateful: task.sessionMode === 'stateful',
       });
       const seq = live.actionCount + 1;
-      await this.#storeAction(sid, seq, run.rows, {
+      await this.#actionWrites.submit({
+        sid,
+        seq,
         content: storable(content),
         code: storable(code),
         observation: storable(observation.text),
         status: observation.status,
         returnCode: observation.returnCode,
         durationMs: performance.now() - started,
+        executions: run.rows.map((row) => ({ ...row, source: 'session_action' })),
         stateLost: observation.stateLost,
       });
       live.actionCount = seq;
@@ -361,56 +366,6 @@ export class AgentSessions {
     };
     this.#live.set(sid, live);
     return live;
-  }
-
-  async #storeAction(
-    sid: string,
-    seq: number,
-    rows: ExecutionRow[],
-    action: {
-      content: string;
-      code: string;
-      observation: string;
-      status: string;
-      returnCode: number | null;
-      durationMs: number;
-      stateLost: boolean;
-    },
-  ): Promise<void> {
-    const { stateLost, ...fields } = action;
-    // The last execution is the action's own; any before it restored the session's state.
-    const executions = rows.map((execution) => ({
-      ...execution,
-      id: uuidV7(),
-      source: 'session_action',
-      sessionId: sid,
-    }));
-    const now = new Date();
-    await this.#prisma.$transaction([
-      this.#prisma.execution.createMany({ data: executions }),
-      this.#prisma.action.create({
-        data: { sessionId: sid, seq, ...fields, executionId: executions.at(-1)?.id ?? null },
-        select: { id: true },
-      }),
-      this.#prisma.session.update({
-        where: { id: sid },
-        data: { actionCount: seq, lastActionAt: now },
-        select: { id: true },
-      }),
-      ...(stateLost
-        ? [
-            this.#prisma.sessionEvent.create({
-              data: {
-                sessionId: sid,
-                level: 'warning',
-                route: '/process_action',
-                message: `action ${seq} ended with ${fields.status}: the interpreter was restarted and its state is lost`,
-              },
-              select: { id: true },
-            }),
-          ]
-        : []),
-    ]);
   }
 
   #closeInterpreter(live: LiveSession): void {

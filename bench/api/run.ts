@@ -1,0 +1,299 @@
+// The agent session API's own cost: /process_action with a trivial `print(1)` action, and whole session
+// lifecycles (start, one action, postprocess, compute_reward), against a real `fusebox serve` over loopback with
+// autocannon at concurrency 1, 16 and 64. Each request is paired with what the server recorded for it, so the time
+// spent outside the sandbox (HTTP, validation, session bookkeeping, database writes) is measured per request.
+// Usage: node --import tsx bench/api/run.ts [--seconds N]
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { parseArgs } from 'node:util';
+import autocannon, { type Request } from 'autocannon';
+import { startServer } from '@fusebox/api/testing';
+import { createPrismaClient, type PrismaClient } from '@fusebox/db/client';
+import { createTestDatabase } from '@fusebox/db/testing';
+
+const COMMAND = 'node --import tsx bench/api/run.ts';
+const CONCURRENCIES = [1, 16, 64];
+/** The builtin task `add-two-numbers`: stateful Python, four fail-to-pass tests. */
+const TASK = '9000000000000000001';
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+interface Context {
+  sid?: string;
+  n?: number;
+  sentAt?: number;
+  startedAt?: number;
+}
+
+interface Row {
+  c: number;
+  requests: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  sandboxP50: number;
+  overheadP50: number;
+  overheadP99: number;
+  outsideShare: number;
+}
+
+const quantile = (values: number[], q: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+};
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+
+async function post(url: string, path: string, body: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: JSON_HEADERS,
+    body: JSON.stringify(body),
+  });
+  const answer = (await response.json()) as Record<string, unknown>;
+  if (response.status !== 200) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
+  return answer;
+}
+
+/**
+ * /process_action on `c` sessions opened beforehand, one per connection. Each action carries its number, so its
+ * client-side latency can be joined with the action's stored duration (the sandbox's part, global permit
+ * included): the overhead is the difference.
+ */
+async function actions(url: string, prisma: PrismaClient, c: number, seconds: number): Promise<Row> {
+  const sids = await Promise.all(
+    Array.from(
+      { length: c },
+      async () => (await post(url, '/start_instance', { instance_hash: TASK })).sid as string,
+    ),
+  );
+  // A first action per session opens its interpreter, so the run measures steady state.
+  await Promise.all(sids.map((sid) => post(url, '/process_action', { sid, content: 'pass' })));
+  // autocannon resets a connection's context after each pass over `requests`, so sessions are lent per request:
+  // each connection has one request in flight, hence always a free session, and never two on one session.
+  const free = [...sids];
+  let nextAction = 0;
+  const latencies = new Map<number, number>();
+  const request: Request = {
+    method: 'POST',
+    path: '/process_action',
+    headers: JSON_HEADERS,
+    setupRequest: (req, raw) => {
+      const context = raw as Context;
+      context.sid = free.pop();
+      context.n = nextAction++;
+      context.sentAt = performance.now();
+      return { ...req, body: JSON.stringify({ sid: context.sid, content: `print(1)  # ${context.n}` }) };
+    },
+    onResponse: (status, _body, raw) => {
+      const context = raw as Context;
+      free.push(context.sid!);
+      if (status === 200) latencies.set(context.n!, performance.now() - context.sentAt!);
+    },
+  };
+  const result = await autocannon({ url, connections: c, duration: seconds, requests: [request] });
+  const stored = await prisma.action.findMany({
+    where: { sessionId: { in: sids }, content: { startsWith: 'print(1)  # ' } },
+    select: { content: true, durationMs: true },
+  });
+  const pairs = stored.flatMap(({ content, durationMs }) => {
+    const latency = latencies.get(Number(content.slice('print(1)  # '.length)));
+    return latency === undefined ? [] : [{ latency, sandbox: durationMs, overhead: latency - durationMs }];
+  });
+  await Promise.all(sids.map((sid) => post(url, '/postprocess', { sid })));
+  return summarize(c, pairs, result.requests.total / seconds);
+}
+
+/**
+ * Whole lifecycles per connection, in a loop: /start_instance, one action, /postprocess, /compute_reward (four
+ * tests). The sandbox's part is the action's stored duration plus the reward's tests, from the first test asking
+ * for a permit to the last one finishing (they run at once).
+ */
+async function lifecycles(url: string, prisma: PrismaClient, c: number, seconds: number): Promise<Row> {
+  // Within one pass over `requests` a connection keeps its context: the sid from /start_instance.
+  const finished: { sid: string; latency: number }[] = [];
+  const sidBody = (req: Request, raw: object) => ({
+    ...req,
+    body: JSON.stringify({ sid: (raw as Context).sid }),
+  });
+  const requests: Request[] = [
+    {
+      method: 'POST',
+      path: '/start_instance',
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ instance_hash: TASK }),
+      setupRequest: (req, raw) => {
+        (raw as Context).startedAt = performance.now();
+        return req;
+      },
+      onResponse: (_status, body, raw) => {
+        (raw as Context).sid = (JSON.parse(body) as { sid: string }).sid;
+      },
+    },
+    {
+      method: 'POST',
+      path: '/process_action',
+      headers: JSON_HEADERS,
+      setupRequest: (req, raw) => ({
+        ...req,
+        body: JSON.stringify({
+          sid: (raw as Context).sid,
+          content: '```python\ndef add(a, b):\n    return a + b\n```',
+        }),
+      }),
+    },
+    { method: 'POST', path: '/postprocess', headers: JSON_HEADERS, setupRequest: sidBody },
+    {
+      method: 'POST',
+      path: '/compute_reward',
+      headers: JSON_HEADERS,
+      setupRequest: sidBody,
+      onResponse: (status, _body, raw) => {
+        const context = raw as Context;
+        if (status === 200)
+          finished.push({ sid: context.sid!, latency: performance.now() - context.startedAt! });
+      },
+    },
+  ];
+  await autocannon({ url, connections: c, duration: seconds, requests, timeout: 60 });
+  const sids = finished.map(({ sid }) => sid);
+  const [actionRows, rewardRuns] = await Promise.all([
+    prisma.action.findMany({
+      where: { sessionId: { in: sids } },
+      select: { sessionId: true, durationMs: true },
+    }),
+    prisma.execution.groupBy({
+      by: ['sessionId'],
+      where: { sessionId: { in: sids }, source: 'session_reward' },
+      _min: { requestedAt: true },
+      _max: { finishedAt: true },
+    }),
+  ]);
+  const actionMs = new Map(actionRows.map(({ sessionId, durationMs }) => [sessionId, durationMs]));
+  const rewardMs = new Map(
+    rewardRuns.map((run) => [
+      run.sessionId,
+      (run._max.finishedAt?.getTime() ?? 0) - (run._min.requestedAt?.getTime() ?? 0),
+    ]),
+  );
+  const pairs = finished.map(({ sid, latency }) => {
+    const sandbox = (actionMs.get(sid) ?? 0) + (rewardMs.get(sid) ?? 0);
+    return { latency, sandbox, overhead: latency - sandbox };
+  });
+  return summarize(c, pairs, finished.length / seconds);
+}
+
+function summarize(
+  c: number,
+  pairs: { latency: number; sandbox: number; overhead: number }[],
+  perSecond: number,
+): Row {
+  const latencies = pairs.map(({ latency }) => latency);
+  const overheads = pairs.map(({ overhead }) => overhead);
+  return {
+    c,
+    requests: pairs.length,
+    perSecond,
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    sandboxP50: quantile(
+      pairs.map(({ sandbox }) => sandbox),
+      0.5,
+    ),
+    overheadP50: quantile(overheads, 0.5),
+    overheadP99: quantile(overheads, 0.99),
+    outsideShare: sum(overheads) / sum(latencies),
+  };
+}
+
+function table(unit: string, rows: Row[]): string {
+  const header = [
+    'c',
+    `${unit}s measured`,
+    `${unit}s/s`,
+    'p50 ms',
+    'p99 ms',
+    'sandbox p50 ms',
+    'API overhead p50 ms',
+    'API overhead p99 ms',
+    'share outside the sandbox',
+  ];
+  const cells = rows.map((row) => [
+    row.c,
+    row.requests,
+    row.perSecond.toFixed(1),
+    row.p50.toFixed(2),
+    row.p99.toFixed(2),
+    row.sandboxP50.toFixed(2),
+    row.overheadP50.toFixed(2),
+    row.overheadP99.toFixed(2),
+    `${(row.outsideShare * 100).toFixed(1)} %`,
+  ]);
+  return [header, header.map(() => '---'), ...cells].map((line) => `| ${line.join(' | ')} |`).join('\n');
+}
+
+async function main() {
+  const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' } } });
+  const seconds = Number(values.seconds);
+  // A lifecycle at c=64 queues its reward behind 63 others' tests: it needs longer to reach a steady state.
+  const lifecycleSeconds = seconds * 3;
+  const loadBefore = loadavg();
+  const database = await createTestDatabase();
+  // Enough interpreters for every session at c=64; the rest is fusebox serve's defaults (global limit 10).
+  const server = await startServer({ DATABASE_URL: database.url, FUSEBOX_SESSION_MAX: '256' });
+  const prisma = createPrismaClient(database.url);
+  const actionRows: Row[] = [];
+  const lifecycleRows: Row[] = [];
+  try {
+    for (const c of CONCURRENCIES) {
+      actionRows.push(await actions(server.url, prisma, c, seconds));
+      process.stderr.write(`actions c=${c} done\n`);
+    }
+    for (const c of CONCURRENCIES) {
+      lifecycleRows.push(await lifecycles(server.url, prisma, c, lifecycleSeconds));
+      process.stderr.write(`lifecycles c=${c} done\n`);
+    }
+  } finally {
+    await prisma.$disconnect();
+    await server.stop();
+    await database.drop();
+  }
+  const overheadAtOne = actionRows[0]?.overheadP50 ?? Number.NaN;
+  const report = [
+    '### /process_action, `print(1)` in a stateful session (one session per connection)',
+    '',
+    table('action', actionRows),
+    '',
+    '### Session lifecycles: /start_instance, one action, /postprocess, /compute_reward (4 tests)',
+    '',
+    table('lifecycle', lifecycleRows),
+    '',
+    `Target: API overhead ≤ 2 ms p50 per action beyond the execution itself. Measured at c=1: ${overheadAtOne.toFixed(2)} ms ` +
+      `(${overheadAtOne <= 2 ? 'met' : 'not met'}).`,
+  ].join('\n');
+  console.log(report);
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+  const load = (values: number[]) => values.map((value) => value.toFixed(1)).join(' ');
+  writeFileSync(
+    new URL('RESULTS.md', import.meta.url),
+    [
+      '# Agent session API benchmark',
+      '',
+      `Command: \`${COMMAND}${seconds === 10 ? '' : ` --seconds ${seconds}`}\``,
+      `Date: ${new Date().toISOString()}`,
+      `Machine: ${machine}; load average ${load(loadBefore)} before, ${load(loadavg())} after`,
+      '',
+      `autocannon against a real \`fusebox serve\` on loopback (FUSEBOX_SESSION_MAX=256, every other setting its ` +
+        `default: executor concurrency = cores, global limit 10 on Postgres), ${seconds} s per action row and ` +
+        `${lifecycleSeconds} s per lifecycle row (lifecycles cut off at the end are not counted). Latency is ` +
+        "measured per request by the client; the sandbox's part is what the server stored for that request (the " +
+        "action's duration: global permit, executor queue and the cell; for a lifecycle also the reward's tests, " +
+        'first permit asked to last test done). API overhead = latency − sandbox part: HTTP, validation, session ' +
+        'bookkeeping and the database writes that happen before the answer. Share outside the sandbox = total ' +
+        'overhead ÷ total latency.',
+      '',
+      report,
+      '',
+    ].join('\n'),
+  );
+}
+
+await main();
