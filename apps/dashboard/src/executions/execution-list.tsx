@@ -2,9 +2,10 @@
 
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { ChoiceFilter } from '~/components/choice-filter';
 import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
-import { VirtualList } from '~/components/virtual-list';
+import { useQueryParams } from '~/components/use-query-params';
+import { InfiniteList } from '~/components/infinite-list';
 import { formatMs, formatTime } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
 
@@ -20,20 +21,12 @@ function toMs(local: string | null): number | undefined {
 /** Every execution, newest first, filtered by status, language, time range and session, all in the URL. */
 export function ExecutionList() {
   const trpc = useTRPC();
-  const search = useSearchParams();
-  const router = useRouter();
-  const pathname = usePathname();
+  const { search, set } = useQueryParams();
   const status = STATUSES.find((candidate) => candidate === search.get('status'));
   const language = search.get('language') ?? undefined;
   const session = search.get('session') ?? undefined;
   const from = toMs(search.get('from'));
   const to = toMs(search.get('to'));
-  const set = (name: string, value: string) => {
-    const next = new URLSearchParams(search.toString());
-    if (value) next.set(name, value);
-    else next.delete(name);
-    router.push(`${pathname}?${next.toString()}`, { scroll: false });
-  };
   const languages = useQuery(trpc.executions.languages.queryOptions());
   const list = useInfiniteQuery(
     trpc.executions.list.infiniteQueryOptions(
@@ -52,32 +45,18 @@ export function ExecutionList() {
   return (
     <>
       <form className="filter-bar" aria-label="filters" onSubmit={(event) => event.preventDefault()}>
-        <label>
-          status{' '}
-          <select
-            aria-label="status"
-            value={status ?? ''}
-            onChange={(event) => set('status', event.target.value)}
-          >
-            <option value="">any</option>
-            {STATUSES.map((value) => (
-              <option key={value}>{value}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          language{' '}
-          <select
-            aria-label="language"
-            value={language ?? ''}
-            onChange={(event) => set('language', event.target.value)}
-          >
-            <option value="">any</option>
-            {(languages.data ?? []).map((value) => (
-              <option key={value}>{value}</option>
-            ))}
-          </select>
-        </label>
+        <ChoiceFilter
+          label="status"
+          value={status}
+          choices={STATUSES}
+          onChange={(value) => set('status', value)}
+        />
+        <ChoiceFilter
+          label="language"
+          value={language}
+          choices={languages.data ?? []}
+          onChange={(value) => set('language', value)}
+        />
         <label>
           from{' '}
           <input
@@ -120,48 +99,26 @@ export function ExecutionList() {
           )}
         </EmptyState>
       ) : (
-        (() => {
-          const items = list.data.pages.flatMap((page) => page.items);
-          return (
-            <>
-              <div className="row table-head execution-row" aria-hidden="true">
-                <span>requested</span>
-                <span>source</span>
-                <span>language</span>
-                <span>status</span>
-                <span>run</span>
-                <span>queue wait</span>
-                <span>session</span>
-              </div>
-              <VirtualList
-                label="executions"
-                count={items.length}
-                hasMore={list.hasNextPage}
-                loadingMore={list.isFetchingNextPage}
-                loadMore={() => void list.fetchNextPage()}
-                rowHeight={36}
-                renderRow={(index) => {
-                  const item = items[index]!;
-                  return (
-                    <Link href={`/executions/${item.id}`} className="row execution-row">
-                      <span>{formatTime(item.requestedAt)}</span>
-                      <span>{item.source}</span>
-                      <span>{item.language}</span>
-                      <span>
-                        <span className={`badge ${item.status === 'Success' ? 'ok' : 'error'}`}>
-                          {item.status}
-                        </span>
-                      </span>
-                      <span>{formatMs(item.runMs === null ? null : item.runMs + (item.compileMs ?? 0))}</span>
-                      <span>{formatMs(item.queueWaitMs)}</span>
-                      <span>{item.sessionId ?? ''}</span>
-                    </Link>
-                  );
-                }}
-              />
-            </>
-          );
-        })()
+        <InfiniteList
+          label="executions"
+          query={list}
+          rowHeight={36}
+          columns={['requested', 'source', 'language', 'status', 'run', 'queue wait', 'session']}
+          columnsClass="execution-row"
+          renderRow={(item) => (
+            <Link href={`/executions/${item.id}`} className="row execution-row">
+              <span>{formatTime(item.requestedAt)}</span>
+              <span>{item.source}</span>
+              <span>{item.language}</span>
+              <span>
+                <span className={`badge ${item.status === 'Success' ? 'ok' : 'error'}`}>{item.status}</span>
+              </span>
+              <span>{formatMs(item.runMs === null ? null : item.runMs + (item.compileMs ?? 0))}</span>
+              <span>{formatMs(item.queueWaitMs)}</span>
+              <span>{item.sessionId ?? ''}</span>
+            </Link>
+          )}
+        />
       )}
     </>
   );

@@ -2,8 +2,8 @@
 
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { Loading, ProblemCard } from '~/components/query-state';
+import { useQueryParams } from '~/components/use-query-params';
 import { formatScore } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
 import { ChatView } from './chat-view';
@@ -66,16 +66,10 @@ function Column({
 
 /** Two samples side by side, e.g. the same prompt at two steps; both are in the URL (`?a=3:12&b=40:7`). */
 export function CompareView({ runId }: { runId: string }) {
-  const search = useSearchParams();
-  const router = useRouter();
-  const pathname = usePathname();
+  const { search, set: setParam } = useQueryParams();
   const a = parseRef(search.get('a'));
   const b = parseRef(search.get('b'));
-  const set = (side: 'a' | 'b', value: string) => {
-    const next = new URLSearchParams(search.toString());
-    next.set(side, value);
-    router.replace(`${pathname}?${next.toString()}`, { scroll: false });
-  };
+  const set = (side: 'a' | 'b', value: string) => setParam(side, value, { replace: true });
   if (!a || !b)
     return (
       <ProblemCard

@@ -3,11 +3,10 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
-import { VirtualList } from '~/components/virtual-list';
+import { InfiniteList } from '~/components/infinite-list';
 import { formatChars, formatScore } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
 import { type BrowserParams, browserSearch, sampleFilter } from './browser-params';
-import type { SampleListItem } from './types';
 
 const PAGE = 100;
 
@@ -30,7 +29,6 @@ export function SampleList({ runId, step, params }: { runId: string; step: numbe
   );
   if (samples.isPending) return <Loading what="samples" />;
   if (samples.isError) return <ProblemCard error={samples.error} what="Samples" />;
-  const items: SampleListItem[] = samples.data.pages.flatMap((page) => page.items);
   const total = samples.data.pages[0]?.total ?? 0;
   if (total === 0)
     return (
@@ -38,22 +36,17 @@ export function SampleList({ runId, step, params }: { runId: string; step: numbe
         <p>No sample of step {step} passes these filters. Widen the score range or remove a field filter.</p>
       </EmptyState>
     );
-  const selected = items.findIndex((item) => item.line === params.line);
   return (
     <>
       <p className="list-count" aria-live="polite">
         {total.toLocaleString()} samples
       </p>
-      <VirtualList
+      <InfiniteList
         label="samples"
-        count={items.length}
-        hasMore={samples.hasNextPage}
-        loadingMore={samples.isFetchingNextPage}
-        loadMore={() => void samples.fetchNextPage()}
+        query={samples}
         rowHeight={64}
-        selectedIndex={selected}
-        renderRow={(index) => {
-          const item = items[index]!;
+        selectedIndex={(list) => list.findIndex((item) => item.line === params.line)}
+        renderRow={(item) => {
           return (
             <Link
               href={`/rollouts/${runId}/browse?${browserSearch({ ...params, step, line: item.line })}`}

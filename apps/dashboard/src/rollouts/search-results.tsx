@@ -3,11 +3,10 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
-import { VirtualList } from '~/components/virtual-list';
+import { InfiniteList } from '~/components/infinite-list';
 import { formatScore } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
 import { type BrowserParams, browserSearch } from './browser-params';
-import type { SearchHit } from './types';
 
 const PAGE = 50;
 
@@ -28,7 +27,6 @@ export function SearchResults({ runId, params }: { runId: string; params: Browse
   const search = useSearchHits(runId, params.q);
   if (search.isPending) return <Loading what="search results" />;
   if (search.isError) return <ProblemCard error={search.error} what="Search" />;
-  const hits: SearchHit[] = search.data.pages.flatMap((page) => page.items);
   const first = search.data.pages[0]!;
   if (first.total === 0)
     return (
@@ -39,22 +37,19 @@ export function SearchResults({ runId, params }: { runId: string; params: Browse
         </p>
       </EmptyState>
     );
-  const selected = hits.findIndex((hit) => hit.step === params.step && hit.line === params.line);
   return (
     <>
       <p className="list-count" aria-live="polite">
         {first.capped ? `${first.total}+` : first.total} matches for <q>{params.q}</q>
       </p>
-      <VirtualList
+      <InfiniteList
         label="search results"
-        count={hits.length}
-        hasMore={search.hasNextPage}
-        loadingMore={search.isFetchingNextPage}
-        loadMore={() => void search.fetchNextPage()}
+        query={search}
         rowHeight={84}
-        selectedIndex={selected}
-        renderRow={(index) => {
-          const hit = hits[index]!;
+        selectedIndex={(list) =>
+          list.findIndex((hit) => hit.step === params.step && hit.line === params.line)
+        }
+        renderRow={(hit) => {
           const current = hit.step === params.step && hit.line === params.line;
           return (
             <Link

@@ -1,0 +1,26 @@
+'use client';
+
+import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { useCallback } from 'react';
+
+/**
+ * The page's query string, and a setter for one parameter (an empty value removes it). Filter changes push a
+ * history entry, so Back undoes them; `replace` suits choices that should not pile up in history.
+ */
+export function useQueryParams() {
+  const search = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const set = useCallback(
+    (name: string, value: string, options: { replace?: boolean } = {}) => {
+      const next = new URLSearchParams(search.toString());
+      if (value) next.set(name, value);
+      else next.delete(name);
+      const url = `${pathname}?${next.toString()}`;
+      if (options.replace) router.replace(url, { scroll: false });
+      else router.push(url, { scroll: false });
+    },
+    [search, router, pathname],
+  );
+  return { search, set };
+}
