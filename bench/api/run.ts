@@ -3,7 +3,7 @@
 // autocannon at concurrency 1, 16 and 64. Each request is paired with what the server recorded for it, so the time
 // spent outside the sandbox (HTTP, validation, session bookkeeping, database writes) is measured per request.
 // Usage: node --import tsx bench/api/run.ts [--seconds N]
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon, { type Request } from 'autocannon';
@@ -34,6 +34,8 @@ interface Row {
   overheadP50: number;
   overheadP99: number;
   outsideShare: number;
+  /** CPU time of the `fusebox serve` process (not its sandboxes) per request or lifecycle. */
+  serverCpuMs: number;
 }
 
 const quantile = (values: number[], q: number) => {
@@ -41,6 +43,12 @@ const quantile = (values: number[], q: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 };
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+
+/** User + system CPU time of a process so far, in ms, from /proc (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
 
 async function post(url: string, path: string, body: unknown): Promise<Record<string, unknown>> {
   const response = await fetch(`${url}${path}`, {
@@ -58,7 +66,13 @@ async function post(url: string, path: string, body: unknown): Promise<Record<st
  * client-side latency can be joined with the action's stored duration (the sandbox's part, global permit
  * included): the overhead is the difference.
  */
-async function actions(url: string, prisma: PrismaClient, c: number, seconds: number): Promise<Row> {
+async function actions(
+  url: string,
+  pid: number,
+  prisma: PrismaClient,
+  c: number,
+  seconds: number,
+): Promise<Row> {
   const sids = await Promise.all(
     Array.from(
       { length: c },
@@ -89,7 +103,9 @@ async function actions(url: string, prisma: PrismaClient, c: number, seconds: nu
       if (status === 200) latencies.set(context.n!, performance.now() - context.sentAt!);
     },
   };
+  const cpuBefore = cpuMs(pid);
   const result = await autocannon({ url, connections: c, duration: seconds, requests: [request] });
+  const serverCpuMs = (cpuMs(pid) - cpuBefore) / result.requests.total;
   const stored = await prisma.action.findMany({
     where: { sessionId: { in: sids }, content: { startsWith: 'print(1)  # ' } },
     select: { content: true, durationMs: true },
@@ -99,7 +115,7 @@ async function actions(url: string, prisma: PrismaClient, c: number, seconds: nu
     return latency === undefined ? [] : [{ latency, sandbox: durationMs, overhead: latency - durationMs }];
   });
   await Promise.all(sids.map((sid) => post(url, '/postprocess', { sid })));
-  return summarize(c, pairs, result.requests.total / seconds);
+  return summarize(c, pairs, result.requests.total / seconds, serverCpuMs);
 }
 
 /**
@@ -107,7 +123,13 @@ async function actions(url: string, prisma: PrismaClient, c: number, seconds: nu
  * tests). The sandbox's part is the action's stored duration plus the reward's tests, from the first test asking
  * for a permit to the last one finishing (they run at once).
  */
-async function lifecycles(url: string, prisma: PrismaClient, c: number, seconds: number): Promise<Row> {
+async function lifecycles(
+  url: string,
+  pid: number,
+  prisma: PrismaClient,
+  c: number,
+  seconds: number,
+): Promise<Row> {
   // Within one pass over `requests` a connection keeps its context: the sid from /start_instance.
   const finished: { sid: string; latency: number }[] = [];
   const sidBody = (req: Request, raw: object) => ({
@@ -153,7 +175,9 @@ async function lifecycles(url: string, prisma: PrismaClient, c: number, seconds:
       },
     },
   ];
+  const cpuBefore = cpuMs(pid);
   await autocannon({ url, connections: c, duration: seconds, requests, timeout: 60 });
+  const serverCpuMs = (cpuMs(pid) - cpuBefore) / finished.length;
   const sids = finished.map(({ sid }) => sid);
   const [actionRows, rewardRuns] = await Promise.all([
     prisma.action.findMany({
@@ -178,13 +202,14 @@ async function lifecycles(url: string, prisma: PrismaClient, c: number, seconds:
     const sandbox = (actionMs.get(sid) ?? 0) + (rewardMs.get(sid) ?? 0);
     return { latency, sandbox, overhead: latency - sandbox };
   });
-  return summarize(c, pairs, finished.length / seconds);
+  return summarize(c, pairs, finished.length / seconds, serverCpuMs);
 }
 
 function summarize(
   c: number,
   pairs: { latency: number; sandbox: number; overhead: number }[],
   perSecond: number,
+  serverCpuMs: number,
 ): Row {
   const latencies = pairs.map(({ latency }) => latency);
   const overheads = pairs.map(({ overhead }) => overhead);
@@ -201,6 +226,7 @@ function summarize(
     overheadP50: quantile(overheads, 0.5),
     overheadP99: quantile(overheads, 0.99),
     outsideShare: sum(overheads) / sum(latencies),
+    serverCpuMs,
   };
 }
 
@@ -215,6 +241,7 @@ function table(unit: string, rows: Row[]): string {
     'API overhead p50 ms',
     'API overhead p99 ms',
     'share outside the sandbox',
+    'server CPU ms',
   ];
   const cells = rows.map((row) => [
     row.c,
@@ -226,6 +253,7 @@ function table(unit: string, rows: Row[]): string {
     row.overheadP50.toFixed(2),
     row.overheadP99.toFixed(2),
     `${(row.outsideShare * 100).toFixed(1)} %`,
+    row.serverCpuMs.toFixed(2),
   ]);
   return [header, header.map(() => '---'), ...cells].map((line) => `| ${line.join(' | ')} |`).join('\n');
 }
@@ -244,11 +272,11 @@ async function main() {
   const lifecycleRows: Row[] = [];
   try {
     for (const c of CONCURRENCIES) {
-      actionRows.push(await actions(server.url, prisma, c, seconds));
+      actionRows.push(await actions(server.url, server.process.pid!, prisma, c, seconds));
       process.stderr.write(`actions c=${c} done\n`);
     }
     for (const c of CONCURRENCIES) {
-      lifecycleRows.push(await lifecycles(server.url, prisma, c, lifecycleSeconds));
+      lifecycleRows.push(await lifecycles(server.url, server.process.pid!, prisma, c, lifecycleSeconds));
       process.stderr.write(`lifecycles c=${c} done\n`);
     }
   } finally {
@@ -288,7 +316,9 @@ async function main() {
         "action's duration: global permit, executor queue and the cell; for a lifecycle also the reward's tests, " +
         'first permit asked to last test done). API overhead = latency − sandbox part: HTTP, validation, session ' +
         'bookkeeping and the database writes that happen before the answer. Share outside the sandbox = total ' +
-        'overhead ÷ total latency.',
+        'overhead ÷ total latency. Server CPU = CPU time of the `fusebox serve` process itself (HTTP, sessions, ' +
+        'Prisma, the executor and limiter clients; not the sandboxed processes) per request: unlike latency, it ' +
+        'barely depends on what else runs on the machine.',
       '',
       report,
       '',

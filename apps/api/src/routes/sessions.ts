@@ -2,6 +2,11 @@ import type { PrismaClient } from '@fusebox/db/client';
 import type { Executor } from '@fusebox/local-sandbox/executor';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ExecutorClosedError, QueueFullError, isLocalSandboxError } from '@fusebox/local-sandbox/errors';
+import {
+  LimiterClosedError,
+  LimiterTimeoutError,
+  LimiterUnavailableError,
+} from '@fusebox/rate-limiter/errors';
 import type { z } from 'zod';
 import type { Env } from '../env';
 import type { ExecutionGate } from '../execution-gate';
@@ -15,6 +20,9 @@ import {
   sidRequestSchema,
   startInstanceRequestSchema,
 } from '../sessions/session-protocol';
+
+/** How long a client refused for want of a global permit should wait. */
+const LIMITER_RETRY_AFTER_S = 5;
 
 /** A body that is not JSON, kept as such so the route can answer 400 naming it. */
 class UnparsableBody {
@@ -119,6 +127,15 @@ async function answerError(
     status = 503;
     body = { detail: error.message, code: error.code };
     if (error instanceof QueueFullError) reply.header('retry-after', String(error.retryAfterSeconds));
+  } else if (
+    error instanceof LimiterTimeoutError ||
+    error instanceof LimiterUnavailableError ||
+    error instanceof LimiterClosedError
+  ) {
+    // No global permit within FUSEBOX_LIMITER_TIMEOUT_S (the cluster is saturated), or no limiter database.
+    status = 503;
+    body = { detail: error.message, code: error.code };
+    if (error instanceof LimiterTimeoutError) reply.header('retry-after', String(LIMITER_RETRY_AFTER_S));
   } else {
     status = 500;
     body = {

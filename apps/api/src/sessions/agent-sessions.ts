@@ -129,7 +129,6 @@ export class AgentSessions {
         actionCount: 0,
         cells: [],
         interpreter: undefined,
-        lastActiveAt: Date.now(),
       });
       return { sid: id };
     } finally {
@@ -141,7 +140,6 @@ export class AgentSessions {
   async act(sid: string, content: string): Promise<{ content: string }> {
     return this.#mutex.run(sid, async () => {
       const live = await this.#liveSession(sid);
-      live.lastActiveAt = Date.now();
       const { task } = live;
       const code = extractCode(content, task.language);
       const started = performance.now();
@@ -166,7 +164,6 @@ export class AgentSessions {
         stateLost: observation.stateLost,
       });
       live.actionCount = seq;
-      live.lastActiveAt = Date.now();
       if (task.sessionMode === 'stateful') {
         if (observation.stateLost) {
           this.#closeInterpreter(live);
@@ -299,7 +296,10 @@ export class AgentSessions {
    * database), except those with a request in progress here; frees those held here. Resolves to how many expired.
    */
   async expireIdle(): Promise<number> {
-    const cutoff = new Date(Date.now() - this.#settings.idleTimeoutMs);
+    const now = Date.now();
+    // Also forget stale task reads, so the cache holds only tasks opened recently.
+    for (const [hash, { at }] of this.#tasks) if (now - at >= TASK_CACHE_MS) this.#tasks.delete(hash);
+    const cutoff = new Date(now - this.#settings.idleTimeoutMs);
     const expired = await this.#prisma.session.updateManyAndReturn({
       where: {
         state: 'active',
@@ -362,7 +362,6 @@ export class AgentSessions {
       actionCount: row.actionCount,
       cells: stateCells(actions),
       interpreter: undefined,
-      lastActiveAt: Date.now(),
     };
     this.#live.set(sid, live);
     return live;

@@ -10,6 +10,4 @@ export interface LiveSession {
   cells: string[];
   /** Stateful sessions: the executor session holding the interpreter, while one is open. */
   interpreter: string | undefined;
-  /** Date.now() of the last request, for the idle timeout. */
-  lastActiveAt: number;
 }

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { parseJsonExact } from '../src/input/parse-json-exact';
+import { extractCode } from '../src/sessions/extract-code';
+
+describe('which code an action runs', () => {
+  it("takes the last block fenced in the task's language, by any of its names", () => {
+    const content =
+      'First:\n```python\nx = 1\n```\nthen a shell step:\n```bash\nls\n```\nfinally:\n```py\nprint(x)\n```\n';
+    expect(extractCode(content, 'python')).toBe('print(x)\n');
+    expect(extractCode(content, 'bash')).toBe('ls\n');
+  });
+
+  it('falls back to an untagged block, then to an unclosed block cut off at the end, then to the whole content', () => {
+    expect(extractCode('```\nprint(1)\n```', 'python')).toBe('print(1)\n');
+    expect(extractCode('Here:\n```python\nprint(1)\nprint(2', 'python')).toBe('print(1)\nprint(2');
+    expect(extractCode('print(3)', 'python')).toBe('print(3)');
+    // A block in another language only: the content as it is (and the run says what went wrong).
+    expect(extractCode('```bash\nls\n```', 'python')).toBe('```bash\nls\n```');
+  });
+
+  it('reads Windows line endings and tilde fences', () => {
+    expect(extractCode('```python\r\nprint(1)\r\n```\r\n', 'python')).toBe('print(1)\n');
+    expect(extractCode('~~~python\nprint(1)\n~~~', 'python')).toBe('print(1)\n');
+  });
+});
+
+describe('int64 ids in JSON bodies', () => {
+  it('keeps integers beyond 2^53 exact as digits, and leaves strings and small numbers alone', () => {
+    expect(
+      parseJsonExact('{"sid": 5671949450826943757, "n": 12, "f": 1.5e300, "s": "12345678901234567890"}'),
+    ).toEqual({
+      sid: '5671949450826943757',
+      n: 12,
+      f: 1.5e300,
+      s: '12345678901234567890',
+    });
+    expect(
+      parseJsonExact('{"text": "a \\"quoted\\" 99999999999999999999 inside", "x": -9223372036854775807}'),
+    ).toEqual({
+      text: 'a "quoted" 99999999999999999999 inside',
+      x: '-9223372036854775807',
+    });
+    expect(() => parseJsonExact('{"sid": 5671949450826943757')).toThrow(SyntaxError);
+  });
+});
