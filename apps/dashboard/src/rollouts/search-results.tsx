@@ -42,6 +42,12 @@ export function SearchResults({ runId, params }: { runId: string; params: Browse
       <p className="list-count" aria-live="polite">
         {first.capped ? `${first.total}+` : first.total} matches for <q>{params.q}</q>
       </p>
+      {first.phraseCheckedIn ? (
+        <p className="muted">
+          Quoted text was checked in the first {first.phraseCheckedIn.toLocaleString()} samples that contain
+          its words; add a rarer word to search further.
+        </p>
+      ) : null}
       <InfiniteList
         label="search results"
         query={search}

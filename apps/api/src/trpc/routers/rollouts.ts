@@ -13,6 +13,11 @@ const MAX_EXACT_BUCKETS = 12;
 const HISTOGRAM_BINS = 10;
 /** Search counts stop here: "1000+ matches" is as useful as an exact count, and much cheaper. */
 const SEARCH_COUNT_CAP = 1000;
+/**
+ * A phrase is checked in the text of at most this many samples that contain all its words (in step order):
+ * checking "print(x" in every sample with "print" and "x" would read the whole run.
+ */
+const PHRASE_CANDIDATES = 2000;
 
 const runInput = z.object({ runId: z.uuid() });
 const sampleKey = z.object({ runId: z.uuid(), step: z.int(), line: z.int() });
@@ -27,7 +32,6 @@ interface SampleListRow {
   prompt: string;
   answer: string;
   chars: number;
-  total: bigint;
 }
 
 async function assertRun(ctx: { prisma: PrismaClient }, runId: string) {
@@ -167,29 +171,22 @@ export const rolloutsRouter = {
     )
     .query(async ({ ctx, input }) => {
       const offset = input.cursor ?? 0;
-      const rows = await ctx.prisma.$queryRaw<SampleListRow[]>`
-        SELECT "id", "line", "score", "request_id" AS "requestId", "extras",
-          left(substr("input", strpos("input", E'\nuser\n') + 6), 160) AS "prompt",
-          right("output", 160) AS "answer", length("input") + length("output") AS "chars",
-          count(*) OVER () AS "total"
-        FROM "rollout_sample" WHERE ${sampleWhere(input)}
-        ORDER BY ${sampleOrder(input.sort)} LIMIT ${input.limit} OFFSET ${offset}`;
-      const total =
-        rows.length > 0
-          ? Number(rows[0]!.total)
-          : offset === 0
-            ? 0
-            : Number(
-                (
-                  await ctx.prisma.$queryRaw<{ total: bigint }[]>`
-                    SELECT count(*) AS "total" FROM "rollout_sample" WHERE ${sampleWhere(input)}`
-                )[0]?.total ?? 0,
-              );
-      return {
-        items: rows.map(({ total: _total, ...row }) => row),
-        total,
-        nextCursor: offset + rows.length < total ? offset + rows.length : null,
-      };
+      // Previews are cut for the page's rows only: computed in the filtered scan, they would read every sample
+      // of the step.
+      const [rows, [counted]] = await Promise.all([
+        ctx.prisma.$queryRaw<SampleListRow[]>`
+          SELECT s."id", s."line", s."score", s."request_id" AS "requestId", s."extras",
+            left(substr(s."input", strpos(s."input", E'\nuser\n') + 6), 160) AS "prompt",
+            right(s."output", 160) AS "answer", length(s."input") + length(s."output") AS "chars"
+          FROM (SELECT "id" FROM "rollout_sample" WHERE ${sampleWhere(input)}
+            ORDER BY ${sampleOrder(input.sort)} LIMIT ${input.limit} OFFSET ${offset}) page
+          JOIN "rollout_sample" s ON s."id" = page."id"
+          ORDER BY ${sampleOrder(input.sort)}`,
+        ctx.prisma.$queryRaw<{ total: number }[]>`
+          SELECT count(*)::int AS "total" FROM "rollout_sample" WHERE ${sampleWhere(input)}`,
+      ]);
+      const total = counted?.total ?? 0;
+      return { items: rows, total, nextCursor: offset + rows.length < total ? offset + rows.length : null };
     }),
 
   /** One sample in full, with where it sits among the filtered samples and its prompt's other samples. */
@@ -289,43 +286,65 @@ export const rolloutsRouter = {
           message: 'type at least one word (letters or digits) to search',
         });
       }
-      const matches = (runCondition: Prisma.Sql) =>
-        Prisma.join(
-          [
-            runCondition,
-            Prisma.sql`"search_terms" @> ${query.terms}::text[]`,
-            ...(input.step === undefined ? [] : [Prisma.sql`"step" = ${input.step}`]),
-            ...query.phrases.map(
+      // Comparing run_id as text keeps the planner off the run_id b-tree: every candidate comes from the GIN
+      // index, whose bitmap is built from the index alone. Any other plan reads (and decompresses) the terms of
+      // each sample it passes: 20× slower on 10k samples, minutes on a word that is nowhere.
+      const words = Prisma.join(
+        [
+          Prisma.sql`"run_id"::text = ${input.runId}`,
+          Prisma.sql`"search_terms" @> ${query.terms}::text[]`,
+          ...(input.step === undefined ? [] : [Prisma.sql`"step" = ${input.step}`]),
+        ],
+        ' AND ',
+      );
+      const phrases = query.phrases.length
+        ? Prisma.join(
+            query.phrases.map(
               (phrase) =>
-                Prisma.sql`(strpos(lower("output"), ${phrase}) > 0 OR strpos(lower("input"), ${phrase}) > 0)`,
+                Prisma.sql`(strpos(lower(s."output"), ${phrase}) > 0 OR strpos(lower(s."input"), ${phrase}) > 0)`,
             ),
-          ],
-          ' AND ',
-        );
+            ' AND ',
+          )
+        : null;
       const offset = input.cursor ?? 0;
-      // The page is left to the planner: for a rare word it reads the GIN index, for a word in most samples it
-      // walks (step, line) in order and stops after a page.
-      const page = ctx.prisma.$queryRaw<
-        { step: number; line: number; score: number | null; input: string; output: string }[]
-      >`SELECT "step", "line", "score", "input", "output" FROM "rollout_sample"
-        WHERE ${matches(Prisma.sql`"run_id" = ${input.runId}::uuid`)}
-        ORDER BY "step", "line" LIMIT ${input.limit} OFFSET ${offset}`;
-      // The count must come from the GIN index: any other plan reads (and decompresses) the terms of every
-      // sample, 20× slower here on 10k samples. Its bitmap is built from the index alone, and the heap reads stop
-      // at the cap. Comparing run_id as text keeps the planner off the run_id b-tree for the same reason.
-      const counting = ctx.prisma.$transaction(async (tx) => {
+      const rows = await ctx.prisma.$transaction(async (tx) => {
         await tx.$executeRaw`SET LOCAL enable_seqscan = off`;
         await tx.$executeRaw`SET LOCAL enable_indexscan = off`;
-        return tx.$queryRaw<{ count: number }[]>`
-          SELECT count(*)::int AS "count" FROM (SELECT 1 FROM "rollout_sample"
-          WHERE ${matches(Prisma.sql`"run_id"::text = ${input.runId}`)} LIMIT ${SEARCH_COUNT_CAP + 1}) matches`;
+        return tx.$queryRaw<
+          {
+            step: number;
+            line: number;
+            score: number | null;
+            input: string;
+            output: string;
+            total: number;
+            candidates: number;
+          }[]
+        >`
+          WITH candidates AS MATERIALIZED (
+            SELECT "id", "step", "line" FROM "rollout_sample" WHERE ${words}
+            ${phrases ? Prisma.sql`ORDER BY "step", "line" LIMIT ${PHRASE_CANDIDATES + 1}` : Prisma.empty}
+          ), matched AS MATERIALIZED (
+            ${
+              phrases
+                ? Prisma.sql`SELECT c.* FROM candidates c JOIN "rollout_sample" s ON s."id" = c."id" WHERE ${phrases}`
+                : Prisma.sql`SELECT * FROM candidates`
+            }
+          )
+          SELECT s."step", s."line", s."score", s."input", s."output",
+            (SELECT count(*) FROM (SELECT 1 FROM matched LIMIT ${SEARCH_COUNT_CAP + 1}) capped)::int AS "total",
+            (SELECT count(*) FROM candidates)::int AS "candidates"
+          FROM (SELECT * FROM matched ORDER BY "step", "line" LIMIT ${input.limit} OFFSET ${offset}) page
+          JOIN "rollout_sample" s ON s."id" = page."id"
+          ORDER BY s."step", s."line"`;
       });
-      const [rows, [counted]] = await Promise.all([page, counting]);
-      const count = counted?.count ?? 0;
+      const count = rows[0]?.total ?? 0;
       return {
         query,
         total: Math.min(count, SEARCH_COUNT_CAP),
         capped: count > SEARCH_COUNT_CAP,
+        /** Set when a phrase was checked in the first samples that have its words, not in all of them. */
+        phraseCheckedIn: phrases && (rows[0]?.candidates ?? 0) > PHRASE_CANDIDATES ? PHRASE_CANDIDATES : null,
         items: rows.map((row) => {
           const outputRanges = matchRanges(row.output, query);
           const where = outputRanges.length > 0 ? 'output' : 'input';
