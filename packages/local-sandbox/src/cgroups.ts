@@ -20,18 +20,33 @@ export interface CgroupLimits {
  * are enforced by the kernel per sandbox instead.
  */
 export class SandboxCgroup {
-  /** The `cgroup.procs` files the launcher writes its own pid to before it execs bubblewrap. */
-  readonly procsFiles: string[];
   readonly #dirs: string[];
 
   constructor(dirs: string[]) {
     this.#dirs = dirs;
-    this.procsFiles = dirs.map((dir) => join(dir, 'cgroup.procs'));
+  }
+
+  /** Moves these processes into the cgroup; whatever they fork afterwards starts inside it. */
+  adopt(pids: readonly number[]): void {
+    for (const dir of this.#dirs) {
+      for (const pid of pids) {
+        try {
+          writeFileSync(join(dir, 'cgroup.procs'), String(pid));
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+        }
+      }
+    }
   }
 
   /** The pids of the processes in the cgroup now. */
   processes(): number[] {
     return readPids(this.#dirs[0] as string);
+  }
+
+  /** Sends SIGKILL to every process in the cgroup now. */
+  killAll(): void {
+    killAll(this.#dirs[0] as string);
   }
 
   /** Kills anything left in the cgroup, then removes it. */

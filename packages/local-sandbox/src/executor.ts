@@ -16,10 +16,10 @@ import { FifoGate } from './fifo-gate';
 import { type ExecutionTiming, gated } from './gated';
 import { SandboxLauncher } from './sandbox-launcher';
 import { SandboxPool } from './sandbox-pool';
-import { INTERPRETER_COMMAND } from './session/interpreter';
+import { interpreterCommand } from './session/interpreter';
 import { type JupyterOutcome, runJupyterRequest } from './session/jupyter';
 import { SessionManager } from './session/session-manager';
-import { STEP_DRIVER } from './step-driver';
+import { stepDriverCommand } from './step-driver';
 
 /** A finished `/run_code`: SandboxFusion's response plus Fusebox's timing. */
 export interface CodeExecution extends CodeRunOutcome {
@@ -72,15 +72,16 @@ export class Executor {
     this.#launcher = launcher;
     this.#gate = new FifoGate(options.concurrency, options.queueLimit);
     const onError = (error: unknown) => options.warn(`sandbox: ${(error as Error).message}`);
+    const fileSizeBytes = options.diskLimitMB * MB;
     this.#codePool = new SandboxPool(
       launcher,
-      ['/bin/sh', '-c', STEP_DRIVER],
+      stepDriverCommand(fileSizeBytes),
       options.warmSandboxes,
       onError,
     );
     this.#interpreterPool = new SandboxPool(
       launcher,
-      INTERPRETER_COMMAND,
+      interpreterCommand(fileSizeBytes),
       Math.min(options.warmSandboxes, WARM_INTERPRETERS),
       onError,
     );

@@ -29,8 +29,12 @@ export interface JobResult {
 }
 
 interface Step {
+  /** The host's clock (ms) when it heard of the step's start and end: what timeouts are measured on. */
   startedAt?: number;
   endedAt?: number;
+  /** The driver's clock (s) at the step's start and end: what its execution time is measured on. */
+  ranFrom?: number;
+  ranTo?: number;
   status?: number;
   timedOut?: boolean;
 }
@@ -63,20 +67,21 @@ export async function runJob(
   arm(START_GUARD_MS, () => sandbox.kill());
   const stdio = new RunStdio(sandbox.workdir.tmp, job.stdin, sandbox.outputs[1].limit);
   try {
-    sandbox.stdin.end();
     sandbox.control.end(encodeJob(job.compile, job.run));
     for (let line = await sandbox.events.next(); line !== undefined; line = await sandbox.events.next()) {
-      const [event, status] = line.split(' ');
+      const [event, ...fields] = line.split(' ');
       const now = performance.now();
       if (event === 'compile' || event === 'run') {
         const step = event === 'compile' ? compile : run;
         step.startedAt = now;
+        step.ranFrom = Number(fields[0]);
         arm(event === 'compile' ? job.compileTimeoutMs : job.runTimeoutMs, overrun(step));
       } else if (event === 'compiled' || event === 'ran') {
         const step = event === 'compiled' ? compile : run;
         if (step.timedOut) continue;
         step.endedAt = now;
-        step.status = Number(status);
+        step.status = Number(fields[0]);
+        step.ranTo = Number(fields[1]);
         arm(FINISH_GUARD_MS, () => sandbox.kill());
       }
     }
@@ -105,8 +110,18 @@ export async function runJob(
   }
 }
 
+/** A step's duration in ms: by the driver's clock when it reported both ends, else by the host's. */
 function elapsed(step: Step): number | null {
-  return step.startedAt === undefined ? null : (step.endedAt ?? performance.now()) - step.startedAt;
+  if (step.startedAt === undefined) return null;
+  if (
+    !step.timedOut &&
+    step.ranFrom !== undefined &&
+    step.ranTo !== undefined &&
+    step.ranTo >= step.ranFrom
+  ) {
+    return (step.ranTo - step.ranFrom) * 1000;
+  }
+  return (step.endedAt ?? performance.now()) - step.startedAt;
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   mkdtempSync,
   openSync,
   readdirSync,
+  readFileSync,
   readlinkSync,
   rmSync,
   writeFileSync,
@@ -15,7 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CappedOutput } from './capped-output';
-import { CgroupParent, type SandboxCgroup } from './cgroups';
+import { CgroupParent } from './cgroups';
 import { IsolationUnavailableError } from './errors/isolation-unavailable-error';
 import { SandboxFailureError } from './errors/sandbox-failure-error';
 import { LineChannel } from './line-channel';
@@ -29,7 +30,6 @@ import {
   releaseFd,
   setNiceness,
 } from './sandbox';
-import { shellQuote } from './shell-quote';
 
 /** `bwrap`: every sandbox gets its own namespaces. `none`: plain processes on the host, for machines without. */
 export type Isolation = 'bwrap' | 'none';
@@ -54,9 +54,8 @@ const SANDBOX_ID = '65534';
 const START_TIMEOUT_MS = 30_000;
 /** The CPU niceness of sandboxes started ahead of need: they yield to code that is running. */
 const BACKGROUND_NICENESS = 10;
-/** fd 7 receives bubblewrap's `--info-fd` JSON; see {@link Sandbox} for the others. */
-const STDIO: ('pipe' | 'ignore')[] = ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'];
-const INFO_FD = 7;
+/** See {@link Sandbox}: 1-2 the driver's own output, 3 its job, 4 its events, 5-6 the compile step's output. */
+const STDIO: ('pipe' | 'ignore')[] = ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'];
 
 /**
  * What of /etc sandboxed code may see: the dynamic linker's cache, `alternatives` (javac, java), time zones and
@@ -196,34 +195,27 @@ export class SandboxLauncher {
     });
     const hostDir = bwrap ? undefined : mkdtempSync(join(tmpdir(), `fusebox-run-${process.pid}-`));
     const inside = hostDir ?? `/tmp/${randomName()}`;
-    const argv = bwrap
-      ? [
-          ...this.#baseArgs,
-          '--dir',
-          inside,
-          '--chdir',
-          inside,
-          '--info-fd',
-          String(INFO_FD),
-          '--',
-          ...command,
-        ]
-      : [...command];
     let child: ChildProcess;
     try {
-      child = spawn('/bin/sh', ['-c', this.#launcherScript(cgroup), 'fusebox-sandbox', ...argv], {
-        stdio: STDIO,
-        env: bwrap ? this.#env : { ...this.#env, HOME: inside, TMPDIR: inside },
-        cwd: hostDir ?? '/',
-        detached: !bwrap,
-      });
+      child = bwrap
+        ? spawn('bwrap', [...this.#baseArgs, '--dir', inside, '--chdir', inside, '--', ...command], {
+            stdio: STDIO,
+            env: this.#env,
+            cwd: '/',
+          })
+        : spawn(command[0] as string, command.slice(1), {
+            stdio: STDIO,
+            env: { ...this.#env, HOME: inside, TMPDIR: inside },
+            cwd: inside,
+            detached: true,
+          });
     } catch (error) {
       if (hostDir) rmSync(hostDir, { recursive: true, force: true });
       await cgroup?.remove();
       throw new SandboxFailureError(`cannot start a sandbox: ${(error as Error).message}`, { cause: error });
     }
     for (const stream of child.stdio) stream?.on('error', () => {});
-    // Set before the launcher execs bubblewrap (it first writes the cgroup files), so everything it forks inherits it.
+    // Usually set before bubblewrap forks, so the whole sandbox inherits it; prioritise() covers the rest.
     if (background && child.pid !== undefined) setNiceness(child.pid, BACKGROUND_NICENESS);
     const closed = new Promise<ExitStatus>((resolve) => {
       child.once('close', (code, signal) => resolve({ code, signal }));
@@ -237,10 +229,13 @@ export class SandboxLauncher {
       } catch {
         // Already gone.
       }
+      // Killing bubblewrap kills its init, and with it every process of the sandbox's pid namespace, unless
+      // bubblewrap died before its init armed the parent-death signal (seen here about once in a few hundred
+      // starts). Everything in the sandbox's cgroup is ours, so kill that too.
+      cgroup?.killAll();
     };
     const events = new LineChannel(readableFd(child, 4));
     const outputs = captureOutputs(child, this.options.outputLimitBytes);
-    const info = bwrap ? readInfo(readableFd(child, INFO_FD)) : undefined;
 
     const timer = setTimeout(killTree, START_TIMEOUT_MS);
     const first = await events.next();
@@ -258,14 +253,23 @@ export class SandboxLauncher {
     if (first !== 'ready')
       throw await fail(first === undefined ? 'it ended' : `it said ${JSON.stringify(first)}`);
 
+    // Only our own code has run so far, and the driver forks nothing more until its job arrives: moving the
+    // processes now puts everything the submitted code will ever fork under the cgroup's limits.
+    const processes = processTree(child.pid as number);
+    try {
+      cgroup?.adopt(processes);
+    } catch (error) {
+      throw await fail(`it could not join its cgroup: ${(error as Error).message}`);
+    }
     let workdir: SandboxWorkdir;
     if (hostDir) {
       workdir = { inside, host: hostDir, tmp: hostDir, release: releaseDirectory(hostDir) };
     } else {
       try {
-        const pid = (await info)?.['child-pid'];
-        if (pid === undefined) throw new Error('bubblewrap did not report the sandbox pid');
-        const fd = openSync(`/proc/${pid}/root${inside}`, constants.O_RDONLY | constants.O_DIRECTORY);
+        // bubblewrap itself stays outside the sandbox's mount namespace; its child is inside.
+        const init = processes[1];
+        if (init === undefined) throw new Error('bubblewrap has no child');
+        const fd = openSync(`/proc/${init}/root${inside}`, constants.O_RDONLY | constants.O_DIRECTORY);
         workdir = {
           inside,
           host: `/proc/self/fd/${fd}`,
@@ -285,20 +289,6 @@ export class SandboxLauncher {
     this.#cgroups?.close();
   }
 
-  /**
-   * The shell that execs bubblewrap (or the driver): it joins the sandbox's cgroups first, so every process the
-   * sandbox ever forks is counted, and sets the limits no step may raise.
-   */
-  #launcherScript(cgroup: SandboxCgroup | undefined): string {
-    const diskBlocks = Math.ceil(this.options.diskBytes / 512);
-    return [
-      ...(cgroup?.procsFiles ?? []).map((file) => `echo $$ > ${shellQuote(file)}`),
-      'ulimit -c 0',
-      `ulimit -f ${diskBlocks}`,
-      'exec "$@"',
-    ].join(' && ');
-  }
-
   #bwrapArgs(): string[] {
     const files = {
       passwd: 'nobody:x:65534:65534:nobody:/tmp:/usr/sbin/nologin\n',
@@ -311,7 +301,6 @@ export class SandboxLauncher {
       return ['--ro-bind', path, `/etc/${name}`];
     });
     return [
-      'bwrap',
       '--unshare-user',
       '--uid',
       SANDBOX_ID,
@@ -390,30 +379,20 @@ function captureOutputs(child: ChildProcess, limit: number): SandboxOutputs {
   return outputs;
 }
 
-function readableFd(child: ChildProcess, fd: number): Readable {
-  return (child.stdio as unknown as Readable[])[fd] as Readable;
+/** `pid` and its descendants, parents first, from /proc's children lists. */
+function processTree(pid: number): number[] {
+  const tree = [pid];
+  for (let index = 0; index < tree.length; index += 1) {
+    try {
+      const children = readFileSync(`/proc/${tree[index]}/task/${tree[index]}/children`, 'utf8');
+      tree.push(...children.split(' ').filter(Boolean).map(Number));
+    } catch {
+      // It exited meanwhile.
+    }
+  }
+  return tree;
 }
 
-/** bubblewrap's `--info-fd` object, as soon as it has arrived whole (the fd may stay open after it). */
-function readInfo(stream: Readable): Promise<{ 'child-pid'?: number }> {
-  return new Promise((resolve) => {
-    let text = '';
-    stream.setEncoding('utf8');
-    const settle = () => {
-      try {
-        resolve(JSON.parse(text) as { 'child-pid'?: number });
-      } catch {
-        return false;
-      }
-      stream.removeAllListeners('data');
-      stream.resume();
-      return true;
-    };
-    stream.on('data', (chunk: string) => {
-      text += chunk;
-      settle();
-    });
-    stream.on('end', () => settle() || resolve({}));
-    stream.on('close', () => settle() || resolve({}));
-  });
+function readableFd(child: ChildProcess, fd: number): Readable {
+  return (child.stdio as unknown as Readable[])[fd] as Readable;
 }

@@ -6,6 +6,9 @@ import type { CappedOutput } from './capped-output';
 import type { SandboxCgroup } from './cgroups';
 import type { LineChannel } from './line-channel';
 
+/** How long a killed sandbox may take to close its pipes before they are closed from this side. */
+const CLOSE_DEADLINE_MS = 5_000;
+
 /** How the sandbox's outermost process ended. */
 export interface ExitStatus {
   code: number | null;
@@ -26,13 +29,13 @@ export interface SandboxWorkdir {
   release(): void;
 }
 
-/** What the sandbox's processes wrote, by fd: 1-2 the run step, 5-6 the compile step. */
+/** What the sandbox's processes wrote, by fd: 1-2 the driver (diagnostics), 5-6 the compile step. */
 export type SandboxOutputs = Record<1 | 2 | 5 | 6, CappedOutput>;
 
 /**
  * One live sandbox: a bubblewrap instance (or, with isolation off, a plain process group) running a driver
- * that announced itself ready on the event pipe. File descriptors: 0-2 the run step's stdio, 3 the driver's
- * control input, 4 its events, 5-6 the compile step's stdout and stderr.
+ * that announced itself ready on the event pipe. File descriptors: 0 /dev/null, 1-2 the driver's own output,
+ * 3 its control input, 4 its events, 5-6 the compile step's stdout and stderr.
  */
 export class Sandbox {
   readonly child: ChildProcess;
@@ -63,10 +66,6 @@ export class Sandbox {
     this.#killTree = init.killTree;
   }
 
-  get stdin(): Writable {
-    return this.child.stdio[0] as Writable;
-  }
-
   get control(): Writable {
     return this.child.stdio[3] as Writable;
   }
@@ -87,7 +86,13 @@ export class Sandbox {
   dispose(): Promise<void> {
     this.#disposed ??= (async () => {
       this.kill();
+      const timer = setTimeout(() => {
+        // Something outside the sandbox's cgroup still holds a pipe (isolation off, no cgroups): stop waiting.
+        this.kill();
+        for (const stream of this.child.stdio) stream?.destroy();
+      }, CLOSE_DEADLINE_MS);
       await this.closed;
+      clearTimeout(timer);
       this.workdir.release();
       await this.#cgroup?.remove();
     })();

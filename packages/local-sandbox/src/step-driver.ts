@@ -14,11 +14,14 @@ export const RUN_STDIO = {
 /**
  * The shell that runs inside every code sandbox. It starts before the request arrives (so the sandbox is
  * warm), makes the run step's pipes, says `ready`, then reads the job from fd 3: for each of the compile and run
- * steps, an address-space limit for `ulimit -v` and a command line. It reports `compile`, `compiled <status>`,
- * `run` and `ran <status>` on fd 4, which no step can write to. The compile step writes to fds 5 and 6; the run
- * step reads and writes {@link RUN_STDIO}. Exiting ends the sandbox, which kills whatever the steps left running.
+ * steps, an address-space limit for `ulimit -v` and a command line. It reports `compile <t>`,
+ * `compiled <status> <t>`, `run <t>` and `ran <status> <t>` on fd 4, which no step can write to; `<t>` is bash's
+ * microsecond clock, so a step's execution time is measured where it runs, whatever the host's load. The compile
+ * step writes to fds 5 and 6; the run step reads and writes {@link RUN_STDIO}. Exiting ends the sandbox, which
+ * kills whatever the steps left running.
  */
 export const STEP_DRIVER = `
+ulimit -c 0 && ulimit -f "$1" || exit 1
 io="$TMPDIR"
 mkfifo "$io/${RUN_STDIO.stdout}" "$io/${RUN_STDIO.stderr}" || exit 1
 echo ready >&4
@@ -26,18 +29,29 @@ IFS= read -r compile_limit <&3 && IFS= read -r compile_command <&3 &&
   IFS= read -r run_limit <&3 && IFS= read -r run_command <&3 || exit 0
 exec 3<&-
 if [ -n "$compile_command" ]; then
-  echo compile >&4
+  echo "compile $EPOCHREALTIME" >&4
   (ulimit -v "$compile_limit" && eval "exec $compile_command") </dev/null >&5 2>&6 4>&- 5>&- 6>&-
   status=$?
-  echo "compiled $status" >&4
+  echo "compiled $status $EPOCHREALTIME" >&4
   [ "$status" -eq 0 ] || exit 0
 fi
 exec 5>&- 6>&-
-echo run >&4
+echo "run $EPOCHREALTIME" >&4
 (ulimit -v "$run_limit" && eval "exec $run_command") <"$io/${RUN_STDIO.stdin}" >"$io/${RUN_STDIO.stdout}" \
   2>"$io/${RUN_STDIO.stderr}" 4>&-
-echo "ran $?" >&4
+echo "ran $? $EPOCHREALTIME" >&4
 `;
+
+/**
+ * The command of a code sandbox: {@link STEP_DRIVER} in bash, with the limits no step may raise (no core dumps,
+ * files of at most `fileSizeBytes`; bash counts them in KiB).
+ *
+ * @example
+ * pool = new SandboxPool(launcher, stepDriverCommand(512 * 1024 * 1024), 2, onError);
+ */
+export function stepDriverCommand(fileSizeBytes: number): string[] {
+  return ['/bin/bash', '-c', STEP_DRIVER, 'fusebox-driver', String(Math.ceil(fileSizeBytes / 1024))];
+}
 
 /** One step of a job: an argv, and an address-space limit in bytes (undefined: none). */
 export interface DriverStep {

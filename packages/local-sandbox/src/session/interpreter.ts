@@ -6,8 +6,10 @@ import type { Sandbox } from '../sandbox';
 /** The Python source of the session interpreter; it runs with `python3 -c`, so the sandbox needs no file of ours. */
 const KERNEL_SOURCE = readFileSync(new URL('./kernel.py', import.meta.url), 'utf8');
 
-/** The command a warm interpreter sandbox runs. */
-export const INTERPRETER_COMMAND: readonly string[] = ['/usr/bin/python3', '-c', KERNEL_SOURCE];
+/** The command a warm interpreter sandbox runs; its files may be at most `fileSizeBytes`, and it dumps no core. */
+export function interpreterCommand(fileSizeBytes: number): string[] {
+  return ['/usr/bin/python3', '-c', KERNEL_SOURCE, String(fileSizeBytes)];
+}
 
 /** setTimeout's largest delay; longer cell timeouts are clamped to it. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -63,12 +65,11 @@ export class Interpreter {
   #nextCell: number;
   #alive = true;
 
-  /** Configures a warm interpreter sandbox (see {@link INTERPRETER_COMMAND}). */
+  /** Configures a warm interpreter sandbox (see {@link interpreterCommand}). */
   constructor(sandbox: Sandbox, settings: InterpreterSettings) {
     this.sandbox = sandbox;
     this.#outputLimit = settings.outputLimitBytes;
     this.#nextCell = settings.firstCell;
-    sandbox.stdin.end();
     sandbox.control.write(
       `${JSON.stringify({
         output_limit: settings.outputLimitBytes,

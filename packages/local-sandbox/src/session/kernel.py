@@ -5,6 +5,7 @@
 #
 # It starts before anyone needs it (a warm sandbox), so its settings arrive as the first line on fd 3:
 # {"output_limit": bytes per stream, "memory_limit": address-space bytes or 0, "first_cell": number}.
+# argv: the largest file it may write, in bytes.
 import ast
 import base64
 import builtins
@@ -125,6 +126,8 @@ def send(message):
 
 def main():
     global OUTPUT_LIMIT
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[1]), int(sys.argv[1])))
     os.write(4, b'ready\n')
     requests = os.fdopen(3, 'rb')
     settings = json.loads(requests.readline())
