@@ -136,10 +136,10 @@ test('compares two samples of the same prompt side by side', async ({ page }) =>
       .getByRole('region', { name: 'sample B' })
       .getByRole('region', { name: 'tool call code_interpreter' }),
   ).toBeVisible();
+  await saveScreenshot(page, 'rollouts-compare');
   await page.getByLabel('sample B: same prompt at').selectOption('1:2');
   await expect(page).toHaveURL(/b=1(:|%3A)2/);
   await expect(page.getByRole('region', { name: 'sample B' })).toContainText('B: step 1 · line 2');
-  await saveScreenshot(page, 'rollouts-compare');
 });
 
 test('unknown ids and a missing API show a clear state, never a blank page', async ({ page }) => {

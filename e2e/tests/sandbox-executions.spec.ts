@@ -18,11 +18,11 @@ test('executions are listed newest first, filter by status, and open with code, 
   await page.goto('/executions');
   const list = page.getByRole('list', { name: 'executions' });
   await expect(list.getByRole('listitem').first()).toContainText('Failed');
+  await saveScreenshot(page, 'executions');
   await page.getByLabel('status').selectOption('Failed');
   await expect(page).toHaveURL(/status=Failed/);
   await expect(list.getByRole('listitem').first()).toContainText('Failed');
   await expect(list.getByRole('listitem').filter({ hasText: 'Success' })).toHaveCount(0);
-  await saveScreenshot(page, 'executions');
 
   await list.getByRole('link').first().click();
   await expect(page.getByRole('heading', { name: /Execution/ })).toContainText('Failed');

@@ -68,27 +68,33 @@ export const rolloutsRouter = {
   /** Score statistics per step, for the chart of score over steps and the step table. */
   steps: publicProcedure.input(runInput).query(async ({ ctx, input }) => {
     const run = await assertRun(ctx, input.runId);
-    const steps = await ctx.prisma.$queryRaw<
-      {
-        step: number;
-        samples: number;
-        scored: number;
-        mean: number | null;
-        min: number | null;
-        max: number | null;
-        p10: number | null;
-        median: number | null;
-        p90: number | null;
-      }[]
-    >`SELECT "step", count(*)::int AS "samples", count("score")::int AS "scored", avg("score") AS "mean",
+    const [steps, distinct, files] = await Promise.all([
+      ctx.prisma.$queryRaw<
+        {
+          step: number;
+          samples: number;
+          scored: number;
+          mean: number | null;
+          min: number | null;
+          max: number | null;
+          p10: number | null;
+          median: number | null;
+          p90: number | null;
+        }[]
+      >`SELECT "step", count(*)::int AS "samples", count("score")::int AS "scored", avg("score") AS "mean",
         min("score") AS "min", max("score") AS "max",
         percentile_cont(0.1) WITHIN GROUP (ORDER BY "score") AS "p10",
         percentile_cont(0.5) WITHIN GROUP (ORDER BY "score") AS "median",
         percentile_cont(0.9) WITHIN GROUP (ORDER BY "score") AS "p90"
-      FROM "rollout_sample" WHERE "run_id" = ${input.runId}::uuid GROUP BY "step" ORDER BY "step"`;
-    const distinct = await ctx.prisma.$queryRaw<{ score: number }[]>`
+      FROM "rollout_sample" WHERE "run_id" = ${input.runId}::uuid GROUP BY "step" ORDER BY "step"`,
+      ctx.prisma.$queryRaw<{ score: number }[]>`
       SELECT DISTINCT "score" FROM "rollout_sample"
-      WHERE "run_id" = ${input.runId}::uuid AND "score" IS NOT NULL ORDER BY "score" LIMIT ${MAX_EXACT_BUCKETS + 1}`;
+      WHERE "run_id" = ${input.runId}::uuid AND "score" IS NOT NULL ORDER BY "score" LIMIT ${MAX_EXACT_BUCKETS + 1}`,
+      ctx.prisma.rolloutFile.findMany({
+        where: { runId: input.runId },
+        select: { step: true, name: true, linesRejected: true },
+      }),
+    ]);
     const lo = Math.min(...steps.map((step) => step.min ?? Infinity));
     const hi = Math.max(...steps.map((step) => step.max ?? -Infinity));
     const exact = distinct.length <= MAX_EXACT_BUCKETS;
@@ -110,10 +116,6 @@ export const rolloutsRouter = {
                 WHERE "run_id" = ${input.runId}::uuid AND "score" IS NOT NULL GROUP BY 1, 2`,
         )
       : [];
-    const files = await ctx.prisma.rolloutFile.findMany({
-      where: { runId: input.runId },
-      select: { step: true, name: true, linesRejected: true },
-    });
     const histograms = new Map<number, number[]>();
     for (const { step, bucket, count } of counts) {
       const histogram = histograms.get(step) ?? new Array<number>(buckets.length).fill(0);
