@@ -46,6 +46,14 @@ const COLUMNS: { [K in keyof Required<ExecutionRow>]: [column: string, fallback:
 const FIELDS = Object.keys(COLUMNS) as (keyof ExecutionRow)[];
 const COLUMN_LIST = FIELDS.map((field) => `"${COLUMNS[field][0]}"`).join(', ');
 
+/**
+ * A row keyed by column name, every column present and left-out ones at their defaults: what SQL that takes
+ * rows as JSON (`json_populate_recordset(NULL::execution, …)`, which reads a missing key as NULL) needs.
+ */
+export function executionColumns(row: ExecutionRow): Record<string, unknown> {
+  return Object.fromEntries(FIELDS.map((field) => [COLUMNS[field][0], row[field] ?? COLUMNS[field][1]()]));
+}
+
 export interface RecorderStats {
   recorded: number;
   written: number;

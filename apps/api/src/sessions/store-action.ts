@@ -1,5 +1,5 @@
 import type { PrismaClient } from '@fusebox/db/client';
-import type { ExecutionRow } from '../execution-recorder';
+import { type ExecutionRow, executionColumns } from '../execution-recorder';
 import { uuidV7 } from '../rollouts/uuid-v7';
 
 /** One /process_action as stored: the action, the executions it took (its own last) and its effect on the session. */
@@ -26,12 +26,10 @@ export interface StoredAction {
  */
 export async function storeActions(prisma: PrismaClient, actions: StoredAction[]): Promise<void[]> {
   const now = new Date();
-  const executions: ReturnType<typeof executionRecord>[] = [];
+  const executions: Record<string, unknown>[] = [];
   const rows = actions.map((action) => {
-    const own = action.executions.map((row) =>
-      executionRecord({ ...row, id: uuidV7(), sessionId: action.sid }),
-    );
-    executions.push(...own);
+    const own = action.executions.map((row) => ({ ...row, id: uuidV7(), sessionId: action.sid }));
+    executions.push(...own.map(executionColumns));
     return {
       id: uuidV7(),
       session_id: action.sid,
@@ -70,35 +68,4 @@ export async function storeActions(prisma: PrismaClient, actions: StoredAction[]
     WHERE session.id = stored.session_id`;
   if (updated !== actions.length) throw new Error('a session was deleted while its action was being stored');
   return actions.map(() => undefined);
-}
-
-/**
- * An execution row as the `execution` table's columns, for json_populate_recordset: every column named, and
- * the NOT NULL ones that have defaults filled with those defaults (a missing key would be NULL).
- */
-function executionRecord(row: ExecutionRow & { id: string }) {
-  return {
-    id: row.id,
-    source: row.source,
-    language: row.language,
-    code: row.code,
-    stdin: row.stdin ?? null,
-    status: row.status,
-    message: row.message ?? '',
-    compile_status: row.compileStatus ?? null,
-    run_status: row.runStatus ?? null,
-    return_code: row.returnCode ?? null,
-    stdout: row.stdout ?? '',
-    stderr: row.stderr ?? '',
-    output_truncated: row.outputTruncated ?? false,
-    limiter_key: row.limiterKey ?? null,
-    requested_at: row.requestedAt ?? new Date(),
-    acquired_at: row.acquiredAt ?? null,
-    finished_at: row.finishedAt ?? null,
-    queue_wait_ms: row.queueWaitMs ?? 0,
-    compile_ms: row.compileMs ?? null,
-    run_ms: row.runMs ?? null,
-    worker_id: row.workerId ?? null,
-    session_id: row.sessionId ?? null,
-  };
 }
