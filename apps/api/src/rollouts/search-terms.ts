@@ -19,6 +19,23 @@ function isWordUnit(code: number): boolean {
   return code !== 0xfeff;
 }
 
+const BACKSLASH = 92;
+const U = 117;
+/** Letters that follow a backslash in a JSON escape: \n, \t, \r, \b, \f (and \u, \", \\, \/). */
+const ESCAPED = new Set([110, 116, 114, 98, 102]);
+
+/**
+ * How many code units a JSON escape at `index` spans (0 if there is none). Tool-call arguments sit in the text as
+ * JSON, so code reads `x = 1\nprint(x)`: without this, `nprint` would be a word and `print` would not match.
+ */
+function escapeLength(text: string, index: number): number {
+  if (text.charCodeAt(index) !== BACKSLASH) return 0;
+  const next = text.charCodeAt(index + 1);
+  if (ESCAPED.has(next)) return 2;
+  if (next === U && /^[0-9a-fA-F]{4}$/.test(text.slice(index + 2, index + 6))) return 6;
+  return 0;
+}
+
 /**
  * Calls `visit(start, end)` for every word of `text`, in order. One pass over the code units, no regex: it runs
  * over every byte of an import (a gigabyte for 100k samples).
@@ -28,10 +45,13 @@ export function forEachWord(text: string, visit: (start: number, end: number) =>
   for (let index = 0; index < text.length; index++) {
     if (isWordUnit(text.charCodeAt(index))) {
       if (start < 0) start = index;
-    } else if (start >= 0) {
+      continue;
+    }
+    if (start >= 0) {
       visit(start, index);
       start = -1;
     }
+    index += Math.max(0, escapeLength(text, index) - 1);
   }
   if (start >= 0) visit(start, text.length);
 }
@@ -72,7 +92,9 @@ export function searchTerms(texts: readonly string[]): string[] {
         }
         h1 = Math.imul(h1 ^ lower, 0x01000193);
         h2 = (Math.imul(h2, 31) + lower) | 0;
-      } else if (start >= 0) {
+        continue;
+      }
+      if (start >= 0) {
         if (index - start <= MAX_TERM_LENGTH) {
           const key = (h1 >>> 0) * 0x200000 + (h2 & 0x1fffff);
           if (!seen.has(key)) {
@@ -82,6 +104,7 @@ export function searchTerms(texts: readonly string[]): string[] {
         }
         start = -1;
       }
+      if (code === BACKSLASH) index += Math.max(0, escapeLength(text, index) - 1);
     }
   }
   return terms;
