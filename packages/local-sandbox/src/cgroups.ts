@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isAlive } from './process-alive';
 
 const CGROUP_V1 = '/sys/fs/cgroup';
 const CONTROLLERS = ['pids', 'memory'] as const;
@@ -151,14 +152,5 @@ function removeOrphans(base: string): void {
       tryRemove(join(dir, child.name));
     }
     tryRemove(dir);
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

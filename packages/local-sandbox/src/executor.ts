@@ -184,7 +184,7 @@ export class Executor {
     this.sessions.closeAll();
     await Promise.allSettled([...this.#inFlight]);
     await Promise.all([this.#codePool.close(), this.#interpreterPool.close()]);
-    this.#launcher.close();
+    await this.#launcher.close();
   }
 
   /**

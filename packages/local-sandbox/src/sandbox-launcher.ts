@@ -1,5 +1,6 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import type { Readable } from 'node:stream';
+import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { Socket } from 'node:net';
 import {
   accessSync,
   constants,
@@ -20,16 +21,10 @@ import { CgroupParent } from './cgroups';
 import { IsolationUnavailableError } from './errors/isolation-unavailable-error';
 import { SandboxFailureError } from './errors/sandbox-failure-error';
 import { LineChannel } from './line-channel';
+import { isAlive } from './process-alive';
 import { randomName } from './random-name';
-import {
-  type ExitStatus,
-  Sandbox,
-  type SandboxOutputs,
-  type SandboxWorkdir,
-  releaseDirectory,
-  releaseFd,
-  setNiceness,
-} from './sandbox';
+import { type Spawned, Spawner } from './spawner';
+import { Sandbox, type SandboxOutputs, type SandboxWorkdir, releaseDirectory, releaseFd } from './sandbox';
 
 /** `bwrap`: every sandbox gets its own namespaces. `none`: plain processes on the host, for machines without. */
 export type Isolation = 'bwrap' | 'none';
@@ -55,7 +50,8 @@ const START_TIMEOUT_MS = 30_000;
 /** The CPU niceness of sandboxes started ahead of need: they yield to code that is running. */
 const BACKGROUND_NICENESS = 10;
 /** See {@link Sandbox}: 1-2 the driver's own output, 3 its job, 4 its events, 5-6 the compile step's output. */
-const STDIO: ('pipe' | 'ignore')[] = ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'];
+const SANDBOX_FDS = [1, 2, 3, 4, 5, 6];
+const CONTROL_FD = 3;
 
 /**
  * What of /etc sandboxed code may see: the dynamic linker's cache, `alternatives` (javac, java), time zones and
@@ -91,6 +87,8 @@ interface ToolchainRoot {
 export class SandboxLauncher {
   readonly options: LauncherOptions;
   readonly #runtimeDir: string;
+  #spawner = new Spawner();
+  #started = 0;
   readonly #cgroups: CgroupParent | undefined;
   readonly #toolchains: ToolchainRoot[];
   readonly #baseArgs: string[];
@@ -135,6 +133,7 @@ export class SandboxLauncher {
         `per-sandbox cgroups are unavailable (${cgroups}): fork bombs and the total memory of a run are not contained`,
       );
     }
+    removeOrphanDirectories();
     const toolchains = (await Promise.all(TOOLCHAIN_ROOTS.map(findToolchainRoot))).filter(
       (root): root is ToolchainRoot => root !== undefined,
     );
@@ -153,7 +152,7 @@ export class SandboxLauncher {
       const probe = await launcher.start(['/bin/sh', '-c', 'echo ready >&4; read -r line <&3']);
       await probe.dispose();
     } catch (error) {
-      launcher.close();
+      await launcher.close();
       throw new IsolationUnavailableError(
         `bubblewrap cannot create a sandbox here, so submitted code cannot run isolated: ${(error as Error).message}. ` +
           'Install it (apt-get install -y bubblewrap) and run as root or with unprivileged user namespaces enabled, ' +
@@ -189,53 +188,45 @@ export class SandboxLauncher {
     { background = false }: { background?: boolean } = {},
   ): Promise<Sandbox> {
     const bwrap = this.options.isolation === 'bwrap';
+    if (!this.#spawner.alive) this.#spawner = new Spawner();
     const cgroup = this.#cgroups?.create({
       maxProcesses: this.options.maxProcesses,
       memoryBytes: this.options.memoryCapBytes,
     });
     const hostDir = bwrap ? undefined : mkdtempSync(join(tmpdir(), `fusebox-run-${process.pid}-`));
     const inside = hostDir ?? `/tmp/${randomName()}`;
-    let child: ChildProcess;
+    const id = (this.#started += 1);
+    const fifos = Object.fromEntries(SANDBOX_FDS.map((fd) => [fd, join(this.#runtimeDir, `${id}.${fd}`)]));
+    let spawned: Spawned;
     try {
-      child = bwrap
-        ? spawn('bwrap', [...this.#baseArgs, '--dir', inside, '--chdir', inside, '--', ...command], {
-            stdio: STDIO,
-            env: this.#env,
-            cwd: '/',
-          })
-        : spawn(command[0] as string, command.slice(1), {
-            stdio: STDIO,
-            env: { ...this.#env, HOME: inside, TMPDIR: inside },
-            cwd: inside,
-            detached: true,
-          });
+      spawned = await this.#spawner.spawn({
+        argv: bwrap
+          ? ['bwrap', ...this.#baseArgs, '--dir', inside, '--chdir', inside, '--', ...command]
+          : ['/usr/bin/env', '-C', inside, ...command],
+        env: bwrap ? this.#env : { ...this.#env, HOME: inside, TMPDIR: inside },
+        fifos,
+        nice: background ? BACKGROUND_NICENESS : 0,
+      });
     } catch (error) {
+      for (const path of Object.values(fifos)) rmSync(path, { force: true });
       if (hostDir) rmSync(hostDir, { recursive: true, force: true });
       await cgroup?.remove();
-      throw new SandboxFailureError(`cannot start a sandbox: ${(error as Error).message}`, { cause: error });
+      throw error;
     }
-    for (const stream of child.stdio) stream?.on('error', () => {});
-    // Usually set before bubblewrap forks, so the whole sandbox inherits it; prioritise() covers the rest.
-    if (background && child.pid !== undefined) setNiceness(child.pid, BACKGROUND_NICENESS);
-    const closed = new Promise<ExitStatus>((resolve) => {
-      child.once('close', (code, signal) => resolve({ code, signal }));
-      child.once('error', () => resolve({ code: null, signal: null }));
-    });
+    const pipes = openPipes(fifos);
+    const { pid, exited } = spawned;
     const killTree = () => {
-      if (child.pid === undefined) return;
-      try {
-        if (bwrap) child.kill('SIGKILL');
-        else process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
+      spawned.kill();
       // Killing bubblewrap kills its init, and with it every process of the sandbox's pid namespace, unless
       // bubblewrap died before its init armed the parent-death signal (seen here about once in a few hundred
       // starts). Everything in the sandbox's cgroup is ours, so kill that too.
       cgroup?.killAll();
     };
-    const events = new LineChannel(readableFd(child, 4));
-    const outputs = captureOutputs(child, this.options.outputLimitBytes);
+    const outputs = captureOutputs(pipes, this.options.outputLimitBytes);
+    const readers = [1, 2, 4, 5, 6].map((fd) => pipes[fd] as Socket);
+    const drained = Promise.all(readers.map((reader) => once(reader, 'close').catch(() => undefined)));
+    const closed = Promise.all([exited, drained]).then(([status]) => status);
+    const events = new LineChannel(pipes[4] as Socket);
 
     const timer = setTimeout(killTree, START_TIMEOUT_MS);
     const first = await events.next();
@@ -243,11 +234,12 @@ export class SandboxLauncher {
     const fail = async (reason: string) => {
       killTree();
       const status = await closed;
+      for (const pipe of Object.values(pipes)) pipe.destroy();
       if (hostDir) rmSync(hostDir, { recursive: true, force: true });
       await cgroup?.remove();
       const stderr = outputs[2].text().trim();
       return new SandboxFailureError(
-        `the sandbox did not start (${reason}; exit ${status.code ?? status.signal})${stderr ? `: ${stderr}` : ''}`,
+        `the sandbox did not start (${reason}; exit ${status.code ?? `signal ${status.signal}`})${stderr ? `: ${stderr}` : ''}`,
       );
     };
     if (first !== 'ready')
@@ -255,7 +247,7 @@ export class SandboxLauncher {
 
     // Only our own code has run so far, and the driver forks nothing more until its job arrives: moving the
     // processes now puts everything the submitted code will ever fork under the cgroup's limits.
-    const processes = processTree(child.pid as number);
+    const processes = processTree(pid);
     try {
       cgroup?.adopt(processes);
     } catch (error) {
@@ -280,11 +272,23 @@ export class SandboxLauncher {
         throw await fail(`its working directory is unreachable: ${(error as Error).message}`);
       }
     }
-    return new Sandbox({ child, workdir, events, outputs, closed, cgroup, killTree });
+    return new Sandbox({
+      pid,
+      workdir,
+      events,
+      outputs,
+      control: pipes[3] as Socket,
+      pipes: Object.values(pipes),
+      closed,
+      exited,
+      cgroup,
+      killTree,
+    });
   }
 
   /** Removes what the launcher created; every sandbox must be disposed of first. */
-  close(): void {
+  async close(): Promise<void> {
+    await this.#spawner.close();
     rmSync(this.#runtimeDir, { recursive: true, force: true });
     this.#cgroups?.close();
   }
@@ -365,18 +369,43 @@ function findToolchainRoot(toolchain: (typeof TOOLCHAIN_ROOTS)[number]): Promise
   });
 }
 
-/** Reads the step outputs from the start, so nothing a process writes can block it or be lost. */
-function captureOutputs(child: ChildProcess, limit: number): SandboxOutputs {
+/**
+ * Opens this side of a new sandbox's named pipes (the spawner holds the other side open for the sandbox, so no
+ * open blocks and no reader sees an early end), then removes their names: nothing else can open them.
+ */
+function openPipes(fifos: Record<string, string>): Record<number, Socket> {
+  const pipes: Record<number, Socket> = {};
+  for (const [fd, path] of Object.entries(fifos)) {
+    const input = Number(fd) === CONTROL_FD;
+    const handle = openSync(path, (input ? constants.O_WRONLY : constants.O_RDONLY) | constants.O_NONBLOCK);
+    const pipe = new Socket({ fd: handle, readable: !input, writable: input });
+    pipe.on('error', () => {});
+    pipes[Number(fd)] = pipe;
+    rmSync(path, { force: true });
+  }
+  return pipes;
+}
+
+/** Reads the outputs from the start, so nothing a process writes can block it or be lost. */
+function captureOutputs(pipes: Record<number, Socket>, limit: number): SandboxOutputs {
   const outputs = {
     1: new CappedOutput(limit),
     2: new CappedOutput(limit),
     5: new CappedOutput(limit),
     6: new CappedOutput(limit),
   };
-  for (const fd of [1, 2, 5, 6] as const) {
-    readableFd(child, fd).on('data', (chunk: Buffer) => outputs[fd].push(chunk));
-  }
+  for (const fd of [1, 2, 5, 6] as const)
+    (pipes[fd] as Socket).on('data', (chunk: Buffer) => outputs[fd].push(chunk));
   return outputs;
+}
+
+/** Removes the temporary directories of executors whose process died without cleaning up. */
+function removeOrphanDirectories(): void {
+  for (const name of readdirSync(tmpdir())) {
+    const pid = /^fusebox-(?:sandbox|run)-(\d+)-/.exec(name)?.[1];
+    if (pid !== undefined && !isAlive(Number(pid)))
+      rmSync(join(tmpdir(), name), { recursive: true, force: true });
+  }
 }
 
 /** `pid` and its descendants, parents first, from /proc's children lists. */
@@ -391,8 +420,4 @@ function processTree(pid: number): number[] {
     }
   }
   return tree;
-}
-
-function readableFd(child: ChildProcess, fd: number): Readable {
-  return (child.stdio as unknown as Readable[])[fd] as Readable;
 }

@@ -44,7 +44,7 @@ export class SandboxPool {
     // Replacements start once the caller has sent its job, so their spawns never delay it.
     setImmediate(() => this.#refill());
     for (let sandbox = this.#warm.shift(); sandbox; sandbox = this.#warm.shift()) {
-      if (sandbox.child.exitCode === null && sandbox.child.signalCode === null) {
+      if (sandbox.alive) {
         sandbox.prioritise();
         return sandbox;
       }

@@ -1,19 +1,13 @@
-import type { ChildProcess } from 'node:child_process';
 import { closeSync, rmSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { setPriority } from 'node:os';
-import type { Writable } from 'node:stream';
 import type { CappedOutput } from './capped-output';
 import type { SandboxCgroup } from './cgroups';
 import type { LineChannel } from './line-channel';
+import type { ExitStatus } from './spawner';
 
 /** How long a killed sandbox may take to close its pipes before they are closed from this side. */
 const CLOSE_DEADLINE_MS = 5_000;
-
-/** How the sandbox's outermost process ended. */
-export interface ExitStatus {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
 
 /** Where the working directory is, inside the sandbox and from the host, and how to let it go. */
 export interface SandboxWorkdir {
@@ -38,43 +32,52 @@ export type SandboxOutputs = Record<1 | 2 | 5 | 6, CappedOutput>;
  * 3 its control input, 4 its events, 5-6 the compile step's stdout and stderr.
  */
 export class Sandbox {
-  readonly child: ChildProcess;
+  readonly pid: number;
   readonly workdir: SandboxWorkdir;
   readonly events: LineChannel;
   readonly outputs: SandboxOutputs;
-  /** Resolves once the process has exited and every pipe is closed. */
+  /** The driver's control input (fd 3). */
+  readonly control: Socket;
+  /** Resolves once the process has exited and every pipe it wrote to is drained. */
   readonly closed: Promise<ExitStatus>;
   readonly #cgroup: SandboxCgroup | undefined;
   readonly #killTree: () => void;
+  readonly #pipes: Socket[];
+  #exited = false;
   #disposed: Promise<void> | undefined;
 
   constructor(init: {
-    child: ChildProcess;
+    pid: number;
     workdir: SandboxWorkdir;
     events: LineChannel;
     outputs: SandboxOutputs;
+    control: Socket;
+    pipes: Socket[];
     closed: Promise<ExitStatus>;
+    exited: Promise<ExitStatus>;
     cgroup: SandboxCgroup | undefined;
     killTree: () => void;
   }) {
-    this.child = init.child;
+    this.pid = init.pid;
     this.workdir = init.workdir;
     this.events = init.events;
     this.outputs = init.outputs;
+    this.control = init.control;
+    this.#pipes = init.pipes;
     this.closed = init.closed;
     this.#cgroup = init.cgroup;
     this.#killTree = init.killTree;
+    void init.exited.then(() => (this.#exited = true));
   }
 
-  get control(): Writable {
-    return this.child.stdio[3] as Writable;
+  /** False once its outermost process has exited. */
+  get alive(): boolean {
+    return !this.#exited;
   }
 
   /** Gives the sandbox's processes (and so whatever they fork) normal CPU priority. */
   prioritise(): void {
-    for (const pid of this.#cgroup?.processes() ?? [this.child.pid]) {
-      if (pid !== undefined) setNiceness(pid, 0);
-    }
+    for (const pid of this.#cgroup?.processes() ?? [this.pid]) setNiceness(pid, 0);
   }
 
   /** Kills every process of the sandbox at once; safe to call any number of times. */
@@ -89,10 +92,11 @@ export class Sandbox {
       const timer = setTimeout(() => {
         // Something outside the sandbox's cgroup still holds a pipe (isolation off, no cgroups): stop waiting.
         this.kill();
-        for (const stream of this.child.stdio) stream?.destroy();
+        for (const pipe of this.#pipes) pipe.destroy();
       }, CLOSE_DEADLINE_MS);
       await this.closed;
       clearTimeout(timer);
+      for (const pipe of this.#pipes) pipe.destroy();
       this.workdir.release();
       await this.#cgroup?.remove();
     })();

@@ -18,15 +18,18 @@ const ourTempDirs = () =>
     (name) =>
       name.startsWith(`fusebox-sandbox-${process.pid}-`) || name.startsWith(`fusebox-run-${process.pid}-`),
   );
-const ourSandboxes = () => {
-  try {
-    return execFileSync('pgrep', ['-P', String(process.pid), '-x', 'bwrap'], { encoding: 'utf8' })
-      .split('\n')
-      .filter(Boolean);
-  } catch {
-    return [];
-  }
-};
+/** Sandboxes (their bubblewrap arguments name the executor's runtime directory) and the executor's spawner. */
+const ourProcesses = () =>
+  [
+    ['-f', `fusebox-sandbox-${process.pid}-`],
+    ['-P', String(process.pid), '-x', 'python3'],
+  ].flatMap((args) => {
+    try {
+      return execFileSync('pgrep', args, { encoding: 'utf8' }).split('\n').filter(Boolean);
+    } catch {
+      return [];
+    }
+  });
 
 describe('executor', () => {
   it('runs at most `concurrency` executions at once; the rest wait in order, and waiting does not count against run_timeout', async () => {
@@ -64,6 +67,7 @@ describe('executor', () => {
     const executor = await createExecutor({ concurrency: 1, warn: () => {} });
     const cgroup = `/sys/fs/cgroup/pids/fusebox/${process.pid}`;
     expect(existsSync(cgroup)).toBe(true);
+    expect(ourProcesses().length).toBeGreaterThan(1);
     const running = executor.runCode(sleepy(30, 60)).catch((error: unknown) => error);
     const waiting = executor.runCode(sleepy(0, 60)).catch((error: unknown) => error);
     const session = await executor.sessions.create();
@@ -74,7 +78,7 @@ describe('executor', () => {
     expect(() => executor.sessions.info(session.id)).toThrow();
     expect(existsSync(cgroup)).toBe(false);
     expect(ourTempDirs()).toEqual([]);
-    expect(ourSandboxes()).toEqual([]);
+    expect(ourProcesses()).toEqual([]);
   });
 
   it('validates its options up front', async () => {

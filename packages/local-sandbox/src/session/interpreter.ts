@@ -80,7 +80,7 @@ export class Interpreter {
   }
 
   get alive(): boolean {
-    return this.#alive && this.sandbox.child.exitCode === null && this.sandbox.child.signalCode === null;
+    return this.#alive && this.sandbox.alive;
   }
 
   /**
