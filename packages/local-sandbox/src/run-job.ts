@@ -96,7 +96,7 @@ export async function runJob(
       run: stepResult(run, exit.code, stdio.stdout.text(), stdio.stderr.text()),
       sandboxError: started
         ? undefined
-        : `the sandbox ended before running the code (exit ${exit.code ?? exit.signal}): ${outputs[2].text()}`,
+        : `the sandbox ended before running the code (exit ${exit.code ?? `signal ${exit.signal}`}): ${outputs[2].text()}`,
       compileMs: elapsed(compile),
       runMs: elapsed(run),
       outputTruncated: [outputs[5], outputs[6], stdio.stdout, stdio.stderr].some(

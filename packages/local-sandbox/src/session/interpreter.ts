@@ -125,7 +125,7 @@ export class Interpreter {
               'died',
               executionTime,
               'DeadKernelError',
-              `the interpreter died while running this cell (exit status ${exit.code ?? exit.signal}); its state is lost`,
+              `the interpreter died while running this cell (exit status ${exit.code ?? `signal ${exit.signal}`}); its state is lost`,
             );
       }
       const reply = JSON.parse(line) as KernelReply;
