@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { Agent } from 'undici';
 import { startServer } from '@fusebox/api/testing';
 import { createPrismaClient } from '@fusebox/db/client';
-import { createTestDatabase } from '@fusebox/db/testing';
+import { createPostgresTestDatabase } from '@fusebox/db/testing';
 
 const COMMAND = 'node --import tsx bench/executor/run.ts';
 const CODE = 'print(1)';
@@ -130,7 +130,7 @@ function sandboxesRssMB(serverPid: number): { processes: number; mb: number } {
 }
 
 function table(header: string[], rows: (string | number)[][]): string {
-  const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => String(row[i]).length)));
+  const widths = header.map((cell, i) => Math.max(3, cell.length, ...rows.map((row) => String(row[i]).length)));
   const line = (cells: (string | number)[]) =>
     `| ${cells.map((cell, i) => String(cell).padEnd(widths[i]!)).join(' | ')} |`;
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
@@ -140,7 +140,7 @@ async function main() {
   const { values } = parseArgs({ options: { passes: { type: 'string', default: '3' } } });
   const passes = Number(values.passes);
   const loadBefore = loadavg();
-  const database = await createTestDatabase();
+  const database = await createPostgresTestDatabase();
   // The global limit is set above the load so this measures the executor, not the cluster-wide limiter.
   // The executor runs 16 at once (its default is the number of cores) so c=16 compares like with like, and the
   // global limit is set above the load so this measures the executor, not the cluster-wide limiter.
