@@ -130,7 +130,9 @@ function sandboxesRssMB(serverPid: number): { processes: number; mb: number } {
 }
 
 function table(header: string[], rows: (string | number)[][]): string {
-  const widths = header.map((cell, i) => Math.max(3, cell.length, ...rows.map((row) => String(row[i]).length)));
+  const widths = header.map((cell, i) =>
+    Math.max(3, cell.length, ...rows.map((row) => String(row[i]).length)),
+  );
   const line = (cells: (string | number)[]) =>
     `| ${cells.map((cell, i) => String(cell).padEnd(widths[i]!)).join(' | ')} |`;
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
