@@ -213,7 +213,19 @@ export class SandboxLauncher {
       await cgroup?.remove();
       throw error;
     }
-    const pipes = openPipes(fifos);
+    let pipes: Record<number, Socket>;
+    try {
+      pipes = openPipes(fifos);
+    } catch (error) {
+      spawned.kill();
+      for (const path of Object.values(fifos)) rmSync(path, { force: true });
+      if (hostDir) rmSync(hostDir, { recursive: true, force: true });
+      await spawned.exited;
+      await cgroup?.remove();
+      throw new SandboxFailureError(`cannot open the sandbox's pipes: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
     const { pid, exited } = spawned;
     const killTree = () => {
       spawned.kill();
