@@ -19,7 +19,7 @@ describe('fusebox serve under bad and hostile input', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     server = await startServer({
-      DATABASE_URL: database.url,
+      ...database.env,
       FUSEBOX_EXECUTOR_CONCURRENCY: '2',
       FUSEBOX_EXECUTOR_MEMORY_CAP_MB: '256',
       FUSEBOX_EXECUTOR_DISK_LIMIT_MB: '64',
@@ -68,12 +68,13 @@ describe('fusebox serve under bad and hostile input', () => {
       run('python', 'import os\nos.symlink("/etc/passwd", "p")', { fetch_files: ['p', '/etc/passwd'] }),
       post('/run_jupyter', { cells: ['import os', 'os._exit(9)', 'print(1)'] }),
       post(`/v1/sandbox/sessions/${session.session_id}/run`, { code: 'import os\nos.kill(os.getpid(), 9)' }),
-      post(
-        '/run_code',
-        { code: 'import time\ntime.sleep(30)', language: 'python', run_timeout: 60 },
-        disconnecting.signal,
-      ).catch(() => undefined),
     ];
+    // A client that goes away mid-run: its run is killed, and nothing is left of it.
+    const disconnected = post(
+      '/run_code',
+      { code: 'import time\ntime.sleep(30)', language: 'python', run_timeout: 60 },
+      disconnecting.signal,
+    ).catch(() => undefined);
     setTimeout(() => disconnecting.abort(), 1_000);
     const answers = await Promise.all(hostile.slice(0, 12));
     expect(answers.map((answer) => answer.status)).toEqual([
@@ -84,7 +85,7 @@ describe('fusebox serve under bad and hostile input', () => {
     expect(JSON.parse(answers[9]!.text)).toMatchObject({
       run_result: { stdout: `5432 ConnectionRefusedError\n${apiPort} ConnectionRefusedError\n` },
     });
-    await Promise.all(hostile.slice(12));
+    await Promise.all([...hostile.slice(12), disconnected]);
 
     const health = await fetch(`${server.url}/health`);
     expect(health.status).toBe(200);
