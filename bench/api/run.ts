@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import autocannon, { type Request } from 'autocannon';
 import { startServer } from '@fusebox/api/testing';
 import { createPrismaClient, type PrismaClient } from '@fusebox/db/client';
-import { createTestDatabase } from '@fusebox/db/testing';
+import { createPostgresTestDatabase } from '@fusebox/db/testing';
 
 const COMMAND = 'node --import tsx bench/api/run.ts';
 const CONCURRENCIES = [1, 16, 64];
@@ -116,6 +116,57 @@ async function actions(
   });
   await Promise.all(sids.map((sid) => post(url, '/postprocess', { sid })));
   return summarize(c, pairs, result.requests.total / seconds, serverCpuMs);
+}
+
+/** The floor /process_action stands on: a sandbox session cell (same executor, same global gate), no bookkeeping. */
+interface Baseline {
+  c: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  serverCpuMs: number;
+}
+
+/**
+ * `print(1)` through `/v1/sandbox/sessions/{id}/run` on `c` sandbox sessions: the same interpreter cell behind
+ * the same global permit as an action, without a session to look up, code to extract or an action to store
+ * before answering (its execution row is written after the answer). /process_action minus this is what the
+ * agent session API adds, measured side by side on the same server.
+ */
+async function cells(url: string, pid: number, c: number, seconds: number): Promise<Baseline> {
+  const ids = await Promise.all(
+    Array.from({ length: c }, async () => (await post(url, '/v1/sandbox/sessions', {})).session_id as string),
+  );
+  await Promise.all(ids.map((id) => post(url, `/v1/sandbox/sessions/${id}/run`, { code: 'pass' })));
+  const free = [...ids];
+  const latencies: number[] = [];
+  const request: Request = {
+    method: 'POST',
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ code: 'print(1)' }),
+    setupRequest: (req, raw) => {
+      const context = raw as Context;
+      context.sid = free.pop();
+      context.sentAt = performance.now();
+      return { ...req, path: `/v1/sandbox/sessions/${context.sid}/run` };
+    },
+    onResponse: (status, _body, raw) => {
+      const context = raw as Context;
+      free.push(context.sid!);
+      if (status === 200) latencies.push(performance.now() - context.sentAt!);
+    },
+  };
+  const cpuBefore = cpuMs(pid);
+  const result = await autocannon({ url, connections: c, duration: seconds, requests: [request] });
+  const serverCpuMs = (cpuMs(pid) - cpuBefore) / result.requests.total;
+  await Promise.all(ids.map((id) => fetch(`${url}/v1/sandbox/sessions/${id}`, { method: 'DELETE' })));
+  return {
+    c,
+    perSecond: latencies.length / seconds,
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    serverCpuMs,
+  };
 }
 
 /**
@@ -230,6 +281,23 @@ function summarize(
   };
 }
 
+function baselineTable(actions: Row[], baselines: Baseline[]): string {
+  const header = ['c', 'cells/s', 'p50 ms', 'p99 ms', 'server CPU ms', '/process_action p50 − cell p50 ms', '/process_action CPU − cell CPU ms'];
+  const cells = baselines.map((baseline, index) => {
+    const action = actions[index]!;
+    return [
+      baseline.c,
+      baseline.perSecond.toFixed(1),
+      baseline.p50.toFixed(2),
+      baseline.p99.toFixed(2),
+      baseline.serverCpuMs.toFixed(2),
+      (action.p50 - baseline.p50).toFixed(2),
+      (action.serverCpuMs - baseline.serverCpuMs).toFixed(2),
+    ];
+  });
+  return [header, header.map(() => '---'), ...cells].map((line) => `| ${line.join(' | ')} |`).join('\n');
+}
+
 function table(unit: string, rows: Row[]): string {
   const header = [
     'c',
@@ -264,15 +332,18 @@ async function main() {
   // A lifecycle at c=64 queues its reward behind 63 others' tests: it needs longer to reach a steady state.
   const lifecycleSeconds = seconds * 3;
   const loadBefore = loadavg();
-  const database = await createTestDatabase();
+  const database = await createPostgresTestDatabase();
   // Enough interpreters for every session at c=64; the rest is fusebox serve's defaults (global limit 10).
   const server = await startServer({ DATABASE_URL: database.url, FUSEBOX_SESSION_MAX: '256' });
   const prisma = createPrismaClient(database.url);
   const actionRows: Row[] = [];
+  const baselines: Baseline[] = [];
   const lifecycleRows: Row[] = [];
   try {
     for (const c of CONCURRENCIES) {
+      // Side by side, so both see the same machine.
       actionRows.push(await actions(server.url, server.process.pid!, prisma, c, seconds));
+      baselines.push(await cells(server.url, server.process.pid!, c, seconds));
       process.stderr.write(`actions c=${c} done\n`);
     }
     for (const c of CONCURRENCIES) {
@@ -289,6 +360,10 @@ async function main() {
     '### /process_action, `print(1)` in a stateful session (one session per connection)',
     '',
     table('action', actionRows),
+    '',
+    '### The same cell without the session API: `/v1/sandbox/sessions/{id}/run`, run right after each row above',
+    '',
+    baselineTable(actionRows, baselines),
     '',
     '### Session lifecycles: /start_instance, one action, /postprocess, /compute_reward (4 tests)',
     '',

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '@fusebox/api/testing';
-import { createTestDatabase } from '@fusebox/db/testing';
+import { createPostgresTestDatabase } from '@fusebox/db/testing';
 import { createSandboxClient } from '@fusebox/sandbox-client/client';
 import { BaseTool, type ToolExecution } from '@fusebox/tools/base-tool';
 import { CodeInterpreterTool } from '@fusebox/tools/code-interpreter';
@@ -104,7 +104,7 @@ async function overheadRows(): Promise<string[]> {
 }
 
 async function batchRow(): Promise<string> {
-  const db = await createTestDatabase();
+  const db = await createPostgresTestDatabase();
   const server = await startServer({ DATABASE_URL: db.url }, ['--no-dashboard'], 120_000);
   const tool = new CodeInterpreterTool({ sandbox_fusion_url: `${server.url}/run_code`, default_timeout: 10 });
   try {

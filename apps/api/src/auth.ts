@@ -9,18 +9,24 @@ const PUBLIC_ROUTES = new Set(['/v1/ping']);
  * anything else is answered 401 before its handler runs.
  */
 export function requireBearerToken(app: FastifyInstance, token: string): void {
-  const expected = digest(token);
+  const matches = secretMatcher(token);
   app.addHook('onRequest', async (request, reply) => {
     if (PUBLIC_ROUTES.has(request.url.split('?')[0] ?? '')) return;
     const header = request.headers.authorization ?? '';
     const presented = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
-    // Comparing fixed-length digests keeps the check constant-time whatever the presented length.
-    if (presented !== undefined && timingSafeEqual(digest(presented), expected)) return;
+    if (matches(presented)) return;
     return reply
       .code(401)
       .header('www-authenticate', 'Bearer')
       .send({ detail: presented === undefined ? 'missing bearer token' : 'invalid bearer token' });
   });
+}
+
+/** Compares presented secrets with `secret` in constant time. */
+export function secretMatcher(secret: string): (presented: string | undefined) => boolean {
+  const expected = digest(secret);
+  // Comparing fixed-length digests keeps the check constant-time whatever the presented length.
+  return (presented) => presented !== undefined && timingSafeEqual(digest(presented), expected);
 }
 
 function digest(value: string): Buffer {

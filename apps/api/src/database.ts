@@ -1,34 +1,31 @@
-import { type PrismaClient, createPrismaClient } from '@fusebox/db/client';
-import { redactDatabaseUrl } from '@fusebox/db/database-url';
-import { ensureDatabase } from '@fusebox/db/ensure-database';
-import { type MigrateResult, migrate } from '@fusebox/db/migrate';
-import { connectPostgres, pgSqlClient } from '@fusebox/db/sql-client';
+import {
+  type Database,
+  type DatabaseLog,
+  type DatabaseTarget,
+  openDatabase as open,
+} from '@fusebox/db/database';
+import type { Env } from './env';
 
-export interface DatabaseLog {
-  info(message: string): void;
-  warn(message: string): void;
+/** DATABASE_URL set: that Postgres; unset: the embedded database in FUSEBOX_DATA_DIR. */
+export function databaseTarget(env: Pick<Env, 'DATABASE_URL' | 'FUSEBOX_DATA_DIR'>): DatabaseTarget {
+  return env.DATABASE_URL ? { url: env.DATABASE_URL } : { dataDir: env.FUSEBOX_DATA_DIR };
 }
+
+/** Start-up lines on the console, for commands that have no logger of their own. */
+export const consoleDatabaseLog: DatabaseLog = {
+  info: (line) => console.log(line),
+  warn: (line) => console.warn(`warning: ${line}`),
+};
 
 /**
- * Makes the database ready: creates it if the server has none by that name and applies pending migrations.
- * Throws DatabaseUnreachableError (naming the URL and how to start Postgres) when the server does not answer.
+ * Opens the database the environment names and makes it ready (created if missing, migrated). Throws
+ * DatabaseUnreachableError when Postgres does not answer, EmbeddedDatabaseError when the data directory is
+ * locked by another process or unusable.
  */
-export async function prepareDatabase(url: string, log: DatabaseLog): Promise<MigrateResult> {
-  if (await ensureDatabase(url)) log.info(`created database ${redactDatabaseUrl(url)}`);
-  const sql = pgSqlClient(await connectPostgres(url));
-  try {
-    const result = await migrate(sql, { onApplied: (name) => log.info(`applied migration ${name}`) });
-    if (result.unknown.length > 0) {
-      log.warn(`the database has migrations this version does not know: ${result.unknown.join(', ')}`);
-    }
-    return result;
-  } finally {
-    await sql.close();
-  }
-}
-
-/** Prepares the database, then opens the Prisma client the server uses. */
-export async function openDatabase(url: string, log: DatabaseLog): Promise<PrismaClient> {
-  await prepareDatabase(url, log);
-  return createPrismaClient(url);
+export function openDatabase(
+  env: Pick<Env, 'DATABASE_URL' | 'FUSEBOX_DATA_DIR'>,
+  log: DatabaseLog,
+  options: { maxConnections?: number } = {},
+): Promise<Database> {
+  return open(databaseTarget(env), { log, ...options });
 }

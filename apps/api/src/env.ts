@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { DEFAULT_DATABASE_URL, parseDatabaseUrl } from '@fusebox/db/database-url';
+import { parseDatabaseUrl } from '@fusebox/db/database-url';
 
 /** Thrown when an environment variable is malformed; the CLI prints it and exits 2. */
 export class InvalidEnvironmentError extends Error {
@@ -38,7 +38,10 @@ const databaseUrl = z.string().superRefine((value, context) => {
  * `process.env` is read nowhere else in the app.
  */
 export const envSchema = z.object({
-  DATABASE_URL: databaseUrl.default(DEFAULT_DATABASE_URL),
+  /** Postgres, for several API processes or nodes sharing one database and one global limit. */
+  DATABASE_URL: databaseUrl.optional(),
+  /** Where the embedded database (PGlite) keeps its data when DATABASE_URL is unset. */
+  FUSEBOX_DATA_DIR: z.string().min(1).default('.fusebox'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: port(8080),
   DASHBOARD_PORT: port(3000),

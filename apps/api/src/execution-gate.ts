@@ -84,6 +84,11 @@ export class ExecutionGate {
     }
   }
 
+  /** Permits in flight and waiters now; for the cluster-wide gate, those of every API process. */
+  stats(options: { signal?: AbortSignal } = {}) {
+    return this.#limiter.stats(options);
+  }
+
   close(): Promise<void> {
     return this.#limiter.close();
   }
@@ -99,10 +104,13 @@ function limiterOptions(env: Env) {
 }
 
 /**
- * The cluster-wide gate on the Postgres at DATABASE_URL: its permits are shared with every API process there.
- * Rejects with LimiterUnavailableError if the database does not answer.
+ * The gate of the database mode. With DATABASE_URL, the cluster-wide one on that Postgres: its permits are shared
+ * with every API process there; rejects with LimiterUnavailableError if the database does not answer. Embedded,
+ * one for this process alone: the embedded database serves a single process, and PGlite's single session could
+ * not keep advisory locks apart anyway (createPgLimiter refuses it with LimiterSharedSessionError).
  */
 export async function openExecutionGate(env: Env): Promise<ExecutionGate> {
+  if (!env.DATABASE_URL) return localExecutionGate(env);
   return new ExecutionGate(
     await createPgLimiter({ connectionString: env.DATABASE_URL, ...limiterOptions(env) }),
   );

@@ -1,4 +1,6 @@
-import { redactDatabaseUrl } from '@fusebox/db/database-url';
+import { pathToFileURL } from 'node:url';
+import { type DatabaseMode, describeTarget } from '@fusebox/db/database';
+import { databaseTarget } from './database';
 import type { Services } from './services';
 import { VERSION } from './version';
 
@@ -6,13 +8,23 @@ export interface Health {
   status: 'ok' | 'degraded';
   version: string;
   uptimeSeconds: number;
-  database: { status: 'ok' | 'error'; url: string; latencyMs: number | null; error: string | null };
+  database: {
+    status: 'ok' | 'error';
+    /** `embedded` (PGlite, one process) or `postgres`. */
+    mode: DatabaseMode;
+    /** Where the data lives: the Postgres URL without its password, or the embedded data directory as a file URL. */
+    url: string;
+    latencyMs: number | null;
+    error: string | null;
+  };
 }
 
 const DATABASE_CHECK_TIMEOUT_MS = 2_000;
 
 /** What `/health` and the `health` tRPC procedure report: the version, uptime and a live database round trip. */
 export async function checkHealth(services: Services): Promise<Health> {
+  const { mode, location } = describeTarget(databaseTarget(services.env));
+  const url = mode === 'embedded' ? pathToFileURL(location).href : location;
   const started = performance.now();
   let database: Health['database'];
   try {
@@ -27,14 +39,16 @@ export async function checkHealth(services: Services): Promise<Health> {
     ]);
     database = {
       status: 'ok',
-      url: redactDatabaseUrl(services.env.DATABASE_URL),
+      mode,
+      url,
       latencyMs: round(performance.now() - started),
       error: null,
     };
   } catch (error) {
     database = {
       status: 'error',
-      url: redactDatabaseUrl(services.env.DATABASE_URL),
+      mode,
+      url,
       latencyMs: null,
       error: error instanceof Error ? (error.message.split('\n').at(-1) ?? error.message) : String(error),
     };

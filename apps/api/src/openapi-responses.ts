@@ -11,6 +11,7 @@ export const healthResponseSchema = z.object({
   uptimeSeconds: z.number(),
   database: z.object({
     status: z.enum(['ok', 'error']),
+    mode: z.enum(['embedded', 'postgres']),
     url: z.string(),
     latencyMs: z.number().nullable(),
     error: z.string().nullable(),

@@ -1,18 +1,19 @@
-import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import { requireBearerToken } from './auth';
 import { localExecutionGate } from './execution-gate';
 import { loggerOptions } from './logger';
 import { registerOpenApiRoute } from './openapi';
 import { registerHealthRoutes } from './routes/health';
+import { registerLocalRoutes } from './routes/local';
 import { registerSandboxRoutes } from './routes/sandbox';
 import { registerAgentSessionRoutes } from './routes/sessions';
 import type { Services } from './services';
 import { type AppRouter, appRouter } from './trpc/router';
 
 export interface ServerOptions {
-  /** Pino options; false silences the server (tests). */
-  logger?: boolean;
+  /** false silences the server (tests); a logger made beforehand is used as is (`fusebox serve`'s start-up lines). */
+  logger?: boolean | FastifyBaseLogger;
 }
 
 /**
@@ -21,7 +22,9 @@ export interface ServerOptions {
  */
 export async function buildServer(services: Services, options: ServerOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger === false ? false : loggerOptions(services.env),
+    ...(typeof options.logger === 'object'
+      ? { loggerInstance: options.logger }
+      : { logger: options.logger === false ? false : loggerOptions(services.env) }),
     // Per-request lines would drown the log at thousands of executions a second; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     // Rollouts reuse connections for thousands of calls; keep them open across training steps.
@@ -32,6 +35,7 @@ export async function buildServer(services: Services, options: ServerOptions = {
 
   registerHealthRoutes(app, services);
   registerOpenApiRoute(app);
+  if (services.local) registerLocalRoutes(app, { ...services.local, prisma: services.prisma });
   if (services.executor) {
     const gate = services.gate ?? localExecutionGate(services.env);
     await registerSandboxRoutes(app, {

@@ -2,6 +2,7 @@ import type { PrismaClient } from '@fusebox/db/client';
 import type { Executor } from '@fusebox/local-sandbox/executor';
 import type { Env } from './env';
 import type { ExecutionGate } from './execution-gate';
+import type { LocalAccess } from './routes/local';
 
 /**
  * Everything a route or a tRPC procedure may use, built once at start-up by `createServices` and passed down,
@@ -15,4 +16,6 @@ export interface Services {
   executor?: Executor;
   /** The global limit on executions; without one, a limit for this process alone. */
   gate?: ExecutionGate;
+  /** Set when this server holds an embedded data directory, for other processes to use it through (routes/local.ts). */
+  local?: LocalAccess;
 }

@@ -1,4 +1,4 @@
-import { createPrismaClient } from '@fusebox/db/client';
+import type { Database } from '@fusebox/db/database';
 import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,22 +7,22 @@ import { buildServer } from '../src/server';
 
 describe('FUSEBOX_API_TOKEN', () => {
   let database: TestDatabase;
+  let opened: Database;
   const servers: FastifyInstance[] = [];
 
   beforeAll(async () => {
     database = await createTestDatabase();
+    opened = await database.open();
   });
   afterAll(async () => {
     for (const server of servers) await server.close();
+    await opened?.close();
     await database?.drop();
   });
 
   async function server(token?: string) {
-    const env = readEnv({ DATABASE_URL: database.url, ...(token ? { FUSEBOX_API_TOKEN: token } : {}) });
-    const app = await buildServer(
-      { env, prisma: createPrismaClient(database.url), startedAt: new Date() },
-      { logger: false },
-    );
+    const env = readEnv({ ...database.env, ...(token ? { FUSEBOX_API_TOKEN: token } : {}) });
+    const app = await buildServer({ env, prisma: opened.prisma, startedAt: new Date() }, { logger: false });
     servers.push(app);
     return app;
   }

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectPostgres } from '@fusebox/db/sql-client';
-import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
+import { createPostgresTestDatabase, type PostgresTestDatabase } from '@fusebox/db/testing';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCodingTasks } from '../src/demo/demo-data';
@@ -40,7 +40,7 @@ function peakOverlap(intervals: { from: number; to: number }[]): number {
 }
 
 describe('fusebox demo against a real server', () => {
-  let database: TestDatabase;
+  let database: PostgresTestDatabase;
   let server: RunningServer;
   let client: pg.Client;
   let dir: string;
@@ -49,7 +49,7 @@ describe('fusebox demo against a real server', () => {
   let lines: DumpLine[];
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createPostgresTestDatabase();
     server = await startServer({
       DATABASE_URL: database.url,
       FUSEBOX_MAX_CONCURRENCY: String(LIMIT),

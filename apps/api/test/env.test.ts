@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { InvalidEnvironmentError, readEnv } from '../src/env';
 
 describe('readEnv', () => {
-  it('fills every default', () => {
-    expect(readEnv({})).toMatchObject({
-      DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/fusebox',
+  it('fills every default: no DATABASE_URL means the embedded database in .fusebox', () => {
+    const env = readEnv({});
+    expect(env.DATABASE_URL).toBeUndefined();
+    expect(env).toMatchObject({
+      FUSEBOX_DATA_DIR: '.fusebox',
       HOST: '127.0.0.1',
       PORT: 8080,
       DASHBOARD_PORT: 3000,
@@ -14,8 +16,9 @@ describe('readEnv', () => {
   });
 
   it('treats empty strings as unset', () => {
-    const env = readEnv({ PORT: '', FUSEBOX_API_TOKEN: '' });
+    const env = readEnv({ PORT: '', FUSEBOX_API_TOKEN: '', DATABASE_URL: '' });
     expect(env.PORT).toBe(8080);
+    expect(env.DATABASE_URL).toBeUndefined();
     expect(env.FUSEBOX_API_TOKEN).toBeUndefined();
   });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type pg from 'pg';
 import { connectPostgres } from '@fusebox/db/sql-client';
-import { type TestDatabase, createTestDatabase } from '@fusebox/db/testing';
+import { type PostgresTestDatabase, createPostgresTestDatabase } from '@fusebox/db/testing';
 import { listLimiters } from '@fusebox/rate-limiter/list-limiters';
 import { maxOverlap } from '@fusebox/rate-limiter/testing/max-overlap';
 import { type RunningServer, startServer } from './serve-process';
@@ -26,12 +26,12 @@ async function runCode(server: RunningServer, code: string) {
 }
 
 describe('the global limit on executions', () => {
-  let database: TestDatabase;
+  let database: PostgresTestDatabase;
   let admin: pg.Client;
   const servers: RunningServer[] = [];
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createPostgresTestDatabase();
     admin = await connectPostgres(database.url);
   });
 

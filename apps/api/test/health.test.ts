@@ -5,6 +5,7 @@ import { readEnv } from '../src/env';
 import { buildServer } from '../src/server';
 import type { Services } from '../src/services';
 import { createCaller } from '../src/trpc/router';
+import { openTestServices } from './router-context';
 
 describe('health', () => {
   let database: TestDatabase;
@@ -13,21 +14,24 @@ describe('health', () => {
   });
   afterAll(() => database?.drop());
 
-  function services(url: string): Services {
-    return { env: readEnv({ DATABASE_URL: url }), prisma: createPrismaClient(url), startedAt: new Date() };
-  }
-
   it('reports ok with the database latency over tRPC', async () => {
-    const ctx = services(database.url);
-    const health = await createCaller(ctx).health.get();
+    const { services, close } = await openTestServices(database);
+    const health = await createCaller(services).health.get();
     expect(health.status).toBe('ok');
     expect(health.database.status).toBe('ok');
+    expect(health.database.mode).toBe(database.mode);
     expect(health.database.latencyMs).toBeGreaterThanOrEqual(0);
-    await ctx.prisma.$disconnect();
+    await close();
   });
 
+  // A server that cannot reach its database: Postgres down, whatever the mode under test.
   it('answers 503 and names the problem when the database is down', async () => {
-    const ctx = services('postgresql://postgres@127.0.0.1:9/fusebox');
+    const url = 'postgresql://postgres@127.0.0.1:9/fusebox';
+    const ctx: Services = {
+      env: readEnv({ DATABASE_URL: url }),
+      prisma: createPrismaClient(url),
+      startedAt: new Date(),
+    };
     const app = await buildServer(ctx, { logger: false });
     const response = await app.inject({ method: 'GET', url: '/health' });
     expect(response.statusCode).toBe(503);

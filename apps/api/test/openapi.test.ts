@@ -1,4 +1,4 @@
-import { createPrismaClient, type PrismaClient } from '@fusebox/db/client';
+import type { Database } from '@fusebox/db/database';
 import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
 import type { Executor } from '@fusebox/local-sandbox/executor';
 import { runCodeResponseSchema, runJupyterResponseSchema } from '@fusebox/sandbox-client/protocol';
@@ -54,22 +54,25 @@ interface Operation {
 
 describe('GET /openapi.json', () => {
   let database: TestDatabase;
-  let prisma: PrismaClient;
+  let opened: Database;
   let executor: Executor;
   let app: FastifyInstance;
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    prisma = createPrismaClient(database.url);
-    const env = readEnv({ DATABASE_URL: database.url, FUSEBOX_EXECUTOR_CONCURRENCY: '1' });
+    opened = await database.open();
+    const env = readEnv({ ...database.env, FUSEBOX_EXECUTOR_CONCURRENCY: '1' });
     executor = await createServerExecutor(env);
-    await loadBuiltinTasks(prisma);
-    app = await buildServer({ env, prisma, startedAt: new Date(), executor }, { logger: false });
+    await loadBuiltinTasks(opened.prisma);
+    app = await buildServer(
+      { env, prisma: opened.prisma, startedAt: new Date(), executor },
+      { logger: false },
+    );
   });
   afterAll(async () => {
     await app?.close();
     await executor?.close();
-    await prisma?.$disconnect();
+    await opened?.close();
     await database?.drop();
   });
 

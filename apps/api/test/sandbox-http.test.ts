@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { createPrismaClient } from '@fusebox/db/client';
 import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from './serve-process';
@@ -29,7 +28,7 @@ describe('the sandbox routes over HTTP', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     server = await startServer({
-      DATABASE_URL: database.url,
+      ...database.env,
       FUSEBOX_EXECUTOR_CONCURRENCY: '1',
       FUSEBOX_EXECUTOR_QUEUE_LIMIT: '1',
       FUSEBOX_MAX_BODY_BYTES: String(MAX_BODY_BYTES),
@@ -107,7 +106,7 @@ describe('the sandbox routes over HTTP', () => {
     const code = `print("recorded ${Date.now()}\\0")\nraise SystemExit(4)`;
     await post(server, '/run_code', { code, language: 'python' });
     await post(server, '/run_jupyter', { cells: ['x = 20', 'x + 1'] });
-    const prisma = createPrismaClient(database.url);
+    const prisma = database.reader();
     try {
       let rows: Awaited<ReturnType<typeof prisma.execution.findMany>> = [];
       for (let attempt = 0; attempt < 50 && rows.length < 2; attempt += 1) {

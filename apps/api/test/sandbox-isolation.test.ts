@@ -43,7 +43,7 @@ describe('fusebox serve without working isolation', () => {
   afterAll(() => database?.drop());
 
   it('refuses to start, saying why and how to run without isolation', async () => {
-    const { code, output } = await serveWithoutNamespaces({ DATABASE_URL: database.url });
+    const { code, output } = await serveWithoutNamespaces({ ...database.env });
     expect(code).toBe(1);
     expect(output).toContain('bubblewrap cannot create a sandbox here');
     expect(output).toContain('FUSEBOX_EXECUTOR_ISOLATION=none');
@@ -51,7 +51,7 @@ describe('fusebox serve without working isolation', () => {
   });
 
   it('starts with a loud warning when isolation is turned off explicitly, and runs code', async () => {
-    const server = await startServer({ DATABASE_URL: database.url, FUSEBOX_EXECUTOR_ISOLATION: 'none' });
+    const server = await startServer({ ...database.env, FUSEBOX_EXECUTOR_ISOLATION: 'none' });
     try {
       expect(server.output()).toContain('WARNING: ISOLATION IS OFF');
       const response = await fetch(`${server.url}/run_code`, {

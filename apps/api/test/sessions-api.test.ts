@@ -1,4 +1,4 @@
-import { createPrismaClient, type PrismaClient } from '@fusebox/db/client';
+import type { PrismaClient } from '@fusebox/db/client';
 import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILTIN, act, fenced, post, startSession } from './session-client';
@@ -12,14 +12,14 @@ describe('the agent session API (verl swedev protocol)', () => {
   let prisma: PrismaClient;
   let server: RunningServer;
   const env = () => ({
-    DATABASE_URL: database.url,
+    ...database.env,
     FUSEBOX_EXECUTOR_CONCURRENCY: '2',
     FUSEBOX_AGENT_OBSERVATION_MAX_CHARS: '300',
   });
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    prisma = createPrismaClient(database.url);
+    prisma = database.reader();
     server = await startServer(env());
   });
   afterAll(async () => {

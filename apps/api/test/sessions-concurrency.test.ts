@@ -1,4 +1,4 @@
-import { createPrismaClient, type PrismaClient } from '@fusebox/db/client';
+import type { PrismaClient } from '@fusebox/db/client';
 import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILTIN, act, post, startSession } from './session-client';
@@ -13,8 +13,8 @@ describe('agent sessions under concurrency', () => {
   let server: RunningServer;
   beforeAll(async () => {
     database = await createTestDatabase();
-    prisma = createPrismaClient(database.url);
-    server = await startServer({ DATABASE_URL: database.url, FUSEBOX_EXECUTOR_CONCURRENCY: '2' });
+    prisma = database.reader();
+    server = await startServer({ ...database.env, FUSEBOX_EXECUTOR_CONCURRENCY: '2' });
   });
   afterAll(async () => {
     await server?.stop();

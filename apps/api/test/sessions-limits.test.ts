@@ -1,4 +1,4 @@
-import { createPrismaClient, type PrismaClient } from '@fusebox/db/client';
+import type { PrismaClient } from '@fusebox/db/client';
 import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILTIN, act, post, startSession } from './session-client';
@@ -17,10 +17,10 @@ describe('agent session limits and auth', () => {
 
   beforeAll(async () => {
     [database, expiringDatabase] = await Promise.all([createTestDatabase(), createTestDatabase()]);
-    prisma = createPrismaClient(expiringDatabase.url);
+    prisma = expiringDatabase.reader();
     [guarded, expiring] = await Promise.all([
       startServer({
-        DATABASE_URL: database.url,
+        ...database.env,
         FUSEBOX_API_TOKEN: TOKEN,
         FUSEBOX_AGENT_SESSION_MAX: '2',
         // One interpreter for the whole process: a second stateful session must do without.
@@ -28,7 +28,7 @@ describe('agent session limits and auth', () => {
         FUSEBOX_EXECUTOR_CONCURRENCY: '2',
       }),
       startServer({
-        DATABASE_URL: expiringDatabase.url,
+        ...expiringDatabase.env,
         FUSEBOX_AGENT_SESSION_IDLE_TIMEOUT_S: '2',
         FUSEBOX_EXECUTOR_CONCURRENCY: '1',
       }),

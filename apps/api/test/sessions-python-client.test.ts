@@ -20,7 +20,7 @@ describe("verl's swedev client (Python, aiohttp) against fusebox serve", () => {
   let server: RunningServer;
   beforeAll(async () => {
     database = await createTestDatabase();
-    server = await startServer({ DATABASE_URL: database.url, FUSEBOX_EXECUTOR_CONCURRENCY: '2' });
+    server = await startServer({ ...database.env, FUSEBOX_EXECUTOR_CONCURRENCY: '2' });
   });
   afterAll(async () => {
     await server?.stop();

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPrismaClient, type PrismaClient } from '@fusebox/db/client';
 import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveInstanceHash } from '../src/tasks/instance-hash';
@@ -42,25 +41,22 @@ const LINES = [
 
 describe('fusebox tasks import', () => {
   let database: TestDatabase;
-  let prisma: PrismaClient;
   let dir: string;
   let file: string;
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    prisma = createPrismaClient(database.url);
     dir = mkdtempSync(join(tmpdir(), 'fusebox-tasks-'));
     file = join(dir, 'tasks.jsonl');
     writeFileSync(file, `${LINES.join('\n')}\n`);
   });
   afterAll(async () => {
     rmSync(dir, { recursive: true, force: true });
-    await prisma?.$disconnect();
     await database?.drop();
   });
 
   it('loads the good lines, reports each bad one by line number, and exits 1', async () => {
-    const result = await runCli(['tasks', 'import', file], { DATABASE_URL: database.url });
+    const result = await runCli(['tasks', 'import', file], database.env);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(`${file}: loaded 2 tasks (2 new, 0 updated), rejected 5 lines`);
     const problems = result.stderr.trim().split('\n');
@@ -75,19 +71,21 @@ describe('fusebox tasks import', () => {
     expect(problems[3]).toBe(`${file}:7: instance_hash 3864552457764042195 is already defined on line 1`);
     expect(problems[4]).toMatch(new RegExp(`^${file}:8: task "cobol": language: Invalid option`));
 
-    const tasks = await prisma.task.findMany({
-      orderBy: { name: 'asc' },
-      select: {
-        id: true,
-        name: true,
-        source: true,
-        prompt: true,
-        sessionMode: true,
-        setupFiles: true,
-        failToPass: true,
-        passToPass: true,
-      },
-    });
+    const tasks = await database.inspect((prisma) =>
+      prisma.task.findMany({
+        orderBy: { name: 'asc' },
+        select: {
+          id: true,
+          name: true,
+          source: true,
+          prompt: true,
+          sessionMode: true,
+          setupFiles: true,
+          failToPass: true,
+          passToPass: true,
+        },
+      }),
+    );
     expect(tasks).toEqual([
       {
         id: deriveInstanceHash('csv-rows'),
@@ -113,40 +111,38 @@ describe('fusebox tasks import', () => {
   });
 
   it('updates tasks on a second import instead of duplicating them', async () => {
-    const result = await runCli(['tasks', 'import', '--format', 'auto', file], {
-      DATABASE_URL: database.url,
-    });
+    const result = await runCli(['tasks', 'import', '--format', 'auto', file], database.env);
     expect(result.stdout).toContain('loaded 2 tasks (0 new, 2 updated), rejected 5 lines');
-    expect(await prisma.task.count()).toBe(2);
+    expect(await database.inspect((prisma) => prisma.task.count())).toBe(2);
   });
 
   it('exits 0 when every line loads, and names a missing file', async () => {
     const good = join(dir, 'good.jsonl');
     writeFileSync(good, `${LINES[0]}\n`);
-    const result = await runCli(['tasks', 'import', good], { DATABASE_URL: database.url });
+    const result = await runCli(['tasks', 'import', good], database.env);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('loaded 1 tasks (0 new, 1 updated), rejected 0 lines');
 
-    const missing = await runCli(['tasks', 'import', join(dir, 'nope.jsonl')], {
-      DATABASE_URL: database.url,
-    });
+    const missing = await runCli(['tasks', 'import', join(dir, 'nope.jsonl')], database.env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no such file');
   });
 
   it('refuses an unknown --format', async () => {
-    const result = await runCli(['tasks', 'import', '--format', 'csv', file], { DATABASE_URL: database.url });
+    const result = await runCli(['tasks', 'import', '--format', 'csv', file], database.env);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--format must be one of auto, fusebox, autoeval');
   });
 
   it('loads the builtin tasks idempotently', async () => {
-    expect(await loadBuiltinTasks(prisma)).toBe(6);
-    expect(await loadBuiltinTasks(prisma)).toBe(6);
-    const builtin = await prisma.task.findMany({
-      where: { source: 'builtin' },
-      select: { id: true },
-      orderBy: { id: 'asc' },
+    const builtin = await database.inspect(async (prisma) => {
+      expect(await loadBuiltinTasks(prisma)).toBe(6);
+      expect(await loadBuiltinTasks(prisma)).toBe(6);
+      return prisma.task.findMany({
+        where: { source: 'builtin' },
+        select: { id: true },
+        orderBy: { id: 'asc' },
+      });
     });
     expect(builtin.map((task) => task.id)).toEqual([1, 2, 3, 4, 5, 6].map((n) => `900000000000000000${n}`));
   });

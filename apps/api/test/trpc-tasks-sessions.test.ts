@@ -1,22 +1,18 @@
-import { createPrismaClient } from '@fusebox/db/client';
 import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
 import type { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readEnv } from '../src/env';
 import type { Services } from '../src/services';
 import { createCaller } from '../src/trpc/router';
+import { openTestServices } from './router-context';
 
 describe('tasks and sessions over tRPC', () => {
   let database: TestDatabase;
   let ctx: Services;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    ctx = {
-      env: readEnv({ DATABASE_URL: database.url }),
-      prisma: createPrismaClient(database.url),
-      startedAt: new Date(),
-    };
+    ({ services: ctx, close } = await openTestServices(database));
     const tests = [
       { name: 'adds', kind: 'assert', code: 'assert add(1, 2) == 3' },
       { name: 'runs', kind: 'assert', code: 'assert callable(add)' },
@@ -96,7 +92,7 @@ describe('tasks and sessions over tRPC', () => {
     });
   });
   afterAll(async () => {
-    await ctx?.prisma.$disconnect();
+    await close?.();
     await database?.drop();
   });
 

@@ -1,6 +1,3 @@
-/** Where Fusebox keeps its data when `DATABASE_URL` is not set. */
-export const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/fusebox';
-
 /** The command that starts this machine's Postgres cluster, quoted in connection errors. */
 export const START_POSTGRES_HINT =
   'start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start';

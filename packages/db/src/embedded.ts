@@ -2,18 +2,26 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import type { SqlQuery, SqlResultSet } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { lockDataDir } from './data-dir-lock';
 import { EmbeddedDatabaseError } from './errors/embedded-database-error';
 import { PrismaClient } from './generated/prisma/client';
+import { pgliteSqlClient } from './pglite-sql-client';
 import type { SqlClient } from './sql-client';
 
 export interface EmbeddedDatabase {
   /** The absolute data directory. */
   dataDir: string;
   pglite: PGlite;
+  /** The database's one session, for migrations, imports and exports; closed by `close()`. */
   sql: SqlClient;
   prisma: PrismaClient;
+  /**
+   * Runs one of Prisma's raw queries inside a read-only transaction, answering as a Prisma driver adapter does:
+   * what a server holding the directory runs for clients reading through it (createHeldPrismaClient).
+   */
+  readOnlyQuery: (query: SqlQuery) => Promise<SqlResultSet>;
   /** Closes Prisma and PGlite and releases the data directory. */
   close(): Promise<void>;
 }
@@ -48,22 +56,20 @@ export async function openEmbeddedDatabase(dataDir: string): Promise<EmbeddedDat
     } catch (error) {
       throw unusable(dir, `PGlite could not open it (${(error as Error).message})`, error);
     }
-    const sql: SqlClient = {
-      async query<Row extends Record<string, unknown>>(text: string, params?: unknown[]) {
-        const result = await pglite.query<Row>(text, params);
-        return { rows: result.rows };
-      },
-      async exec(text: string) {
-        await pglite.exec(text);
-      },
-      close: () => pglite.close(),
-    };
+    const sql = pgliteSqlClient(pglite);
     const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
     return {
       dataDir: dir,
       pglite,
       sql,
       prisma,
+      readOnlyQuery: (query) =>
+        pglite.transaction(async (tx) => {
+          await tx.exec('SET TRANSACTION READ ONLY');
+          // The adapter only calls `query` on its client, which a transaction has too.
+          const adapter = await new PrismaPGlite(tx as unknown as PGlite).connect();
+          return adapter.queryRaw(query);
+        }),
       async close() {
         await prisma.$disconnect();
         await pglite.close();

@@ -101,18 +101,17 @@ export async function migrate(sql: SqlClient, options: MigrateOptions = {}): Pro
 
 async function applyOne(sql: SqlClient, migration: MigrationFile): Promise<void> {
   const startedAt = new Date();
-  await sql.exec('BEGIN');
   try {
-    await sql.exec(migration.sql);
-    await sql.query(
-      `INSERT INTO "_prisma_migrations"
-         (id, checksum, finished_at, migration_name, logs, rolled_back_at, started_at, applied_steps_count)
-       VALUES ($1, $2, now(), $3, NULL, NULL, $4, 1)`,
-      [randomUUID(), migration.checksum, migration.name, startedAt],
-    );
-    await sql.exec('COMMIT');
+    await sql.transaction(async (tx) => {
+      await tx.exec(migration.sql);
+      await tx.query(
+        `INSERT INTO "_prisma_migrations"
+           (id, checksum, finished_at, migration_name, logs, rolled_back_at, started_at, applied_steps_count)
+         VALUES ($1, $2, now(), $3, NULL, NULL, $4, 1)`,
+        [randomUUID(), migration.checksum, migration.name, startedAt],
+      );
+    });
   } catch (error) {
-    await sql.exec('ROLLBACK').catch(() => {});
     const reason = error instanceof Error ? error.message : String(error);
     throw new MigrationError(
       migration.name,

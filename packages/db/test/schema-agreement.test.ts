@@ -1,24 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type pg from 'pg';
-import { connectPostgres } from '../src/sql-client';
+import type { SqlClient } from '../src/sql-client';
 import { createTestDatabase, type TestDatabase } from '../src/test-database';
 import { type SchemaShape, actualShape, expectedShape, readSchema } from './schema-drift';
 
 describe('schema.prisma and the migrated database', () => {
   let database: TestDatabase;
-  let client: pg.Client;
+  let client: SqlClient;
   let expected: SchemaShape;
   let actual: SchemaShape;
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    client = await connectPostgres(database.url);
+    client = await database.connectSql();
     expected = expectedShape(await readSchema());
     actual = await actualShape(client);
   });
 
   afterAll(async () => {
-    await client?.end();
+    await client?.close();
     await database?.drop();
   });
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { getDMMF } from '@prisma/get-dmmf';
-import type pg from 'pg';
+import type { SqlStatements } from '../src/sql-client';
 
 export const SCHEMA_PATH = fileURLToPath(new URL('../../../prisma/schema.prisma', import.meta.url));
 
@@ -183,7 +183,7 @@ function unsupportedColumns(schemaText: string, modelName: string) {
 }
 
 /** Reads the same shape from a live database's catalogs. */
-export async function actualShape(client: pg.Client): Promise<SchemaShape> {
+export async function actualShape(client: Pick<SqlStatements, 'query'>): Promise<SchemaShape> {
   const shape: SchemaShape = { tables: {}, indexes: {}, foreignKeys: {} };
   const columns = await client.query<{
     table_name: string;

@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { type TestDatabase, createTestDatabase } from '@fusebox/db/testing';
+import { type PostgresTestDatabase, createPostgresTestDatabase } from '@fusebox/db/testing';
 import { LimiterSharedSessionError } from '../src/errors/shared-session-error';
 import { LimiterUnavailableError } from '../src/errors/limiter-unavailable-error';
 import { createLocalLimiter } from '../src/local-limiter';
 import { createPgLimiter } from '../src/pg-limiter';
 
 describe('bad input is refused with a clear typed error, never a hang', () => {
-  let database: TestDatabase;
+  let database: PostgresTestDatabase;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createPostgresTestDatabase();
   });
 
   afterAll(async () => {
@@ -61,7 +61,7 @@ describe('bad input is refused with a clear typed error, never a hang', () => {
   });
 
   it('reports a database without the limiter_key table as not migrated', async () => {
-    const empty = await createTestDatabase({ migrated: false });
+    const empty = await createPostgresTestDatabase({ migrated: false });
     try {
       await expect(createPgLimiter({ connectionString: empty.url, key: 'bad', limit: 1 })).rejects.toThrow(
         /no limiter_key table: apply Fusebox's migrations/,

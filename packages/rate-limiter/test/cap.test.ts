@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestDatabase, createTestDatabase } from '@fusebox/db/testing';
+import { type PostgresTestDatabase, createPostgresTestDatabase } from '@fusebox/db/testing';
 import { type LimiterProcess, startLimiterProcess } from './limiter-process';
 import { maxOverlap } from './max-overlap';
 
 describe('the cap across processes', () => {
-  let database: TestDatabase;
+  let database: PostgresTestDatabase;
   let processes: LimiterProcess[] = [];
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createPostgresTestDatabase();
   });
 
   afterAll(async () => {

@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type TestDatabase, createTestDatabase } from '@fusebox/db/testing';
+import { type PostgresTestDatabase, createPostgresTestDatabase } from '@fusebox/db/testing';
 import type { Limiter } from '../src/limiter';
 import { createPgLimiter } from '../src/pg-limiter';
 import { type LimiterProcess, now, startLimiterProcess } from './limiter-process';
 
 describe('a crashed process', () => {
-  let database: TestDatabase;
+  let database: PostgresTestDatabase;
   const limiters: Limiter[] = [];
   const processes: LimiterProcess[] = [];
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createPostgresTestDatabase();
   });
 
   afterAll(async () => {

@@ -1,18 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type pg from 'pg';
 import { connectPostgres } from '@fusebox/db/sql-client';
-import { type TestDatabase, createTestDatabase } from '@fusebox/db/testing';
+import { type PostgresTestDatabase, createPostgresTestDatabase } from '@fusebox/db/testing';
 import { PermitLostError } from '../src/errors/permit-lost-error';
 import type { Limiter, Permit } from '../src/limiter';
 import { createPgLimiter } from '../src/pg-limiter';
 
 describe('fencing', () => {
-  let database: TestDatabase;
+  let database: PostgresTestDatabase;
   let admin: pg.Client;
   let limiter: Limiter;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createPostgresTestDatabase();
     admin = await connectPostgres(database.url);
     limiter = await createPgLimiter({ connectionString: database.url, key: 'fencing', limit: 1 });
   });

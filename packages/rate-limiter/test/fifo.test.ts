@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type TestDatabase, createTestDatabase } from '@fusebox/db/testing';
+import { type PostgresTestDatabase, createPostgresTestDatabase } from '@fusebox/db/testing';
 import type { Limiter } from '../src/limiter';
 import { createPgLimiter } from '../src/pg-limiter';
 import { type ChildMessage, type LimiterProcess, startLimiterProcess } from './limiter-process';
 
 describe('FIFO admission across processes', () => {
-  let database: TestDatabase;
+  let database: PostgresTestDatabase;
   let parent: Limiter;
   let processes: LimiterProcess[] = [];
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createPostgresTestDatabase();
   });
 
   afterAll(async () => {

@@ -1,4 +1,4 @@
-import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
+import { createPostgresTestDatabase, type PostgresTestDatabase } from '@fusebox/db/testing';
 import { afterAll, beforeAll } from 'vitest';
 import type { Limiter } from '../src/limiter';
 import { type LocalLimiterOptions, createLocalLimiter } from '../src/local-limiter';
@@ -12,10 +12,10 @@ type Create = (
  * Both implementations, for tests of the behaviour they share: the Postgres one on a test database of the
  * calling file's own (created before its tests, dropped after), and the in-process one.
  */
-export function limiterKinds(): { kinds: [string, Create][]; database: () => TestDatabase } {
-  let database: TestDatabase | undefined;
+export function limiterKinds(): { kinds: [string, Create][]; database: () => PostgresTestDatabase } {
+  let database: PostgresTestDatabase | undefined;
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createPostgresTestDatabase();
   });
   afterAll(async () => {
     await database?.drop();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type TestDatabase, createTestDatabase } from '@fusebox/db/testing';
+import { type PostgresTestDatabase, createPostgresTestDatabase } from '@fusebox/db/testing';
 import { listLimiters } from '../src/list-limiters';
 import { LimiterUnavailableError } from '../src/errors/limiter-unavailable-error';
 import type { Limiter } from '../src/limiter';
@@ -7,12 +7,12 @@ import { createPgLimiter } from '../src/pg-limiter';
 import { type LimiterProcess, startLimiterProcess } from './limiter-process';
 
 describe('stats seen from any process', () => {
-  let database: TestDatabase;
+  let database: PostgresTestDatabase;
   let observer: Limiter;
   let worker: LimiterProcess;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createPostgresTestDatabase();
   });
 
   afterAll(async () => {

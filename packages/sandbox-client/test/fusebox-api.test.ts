@@ -17,7 +17,7 @@ let client: SandboxClient;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  server = await startServer({ DATABASE_URL: db.url }, ['--no-dashboard'], 120_000);
+  server = await startServer(db.env, ['--no-dashboard'], 120_000);
   client = createSandboxClient({ endpoint: server.url, timeoutMs: 120_000 });
 }, 150_000);
 

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { startServer, type RunningServer } from '@fusebox/api/testing';
-import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
+import { createPostgresTestDatabase, type PostgresTestDatabase } from '@fusebox/db/testing';
 import { createLocalLimiter } from '@fusebox/rate-limiter/local';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CodeInterpreterTool } from '../src/code-interpreter-tool';
@@ -22,13 +22,13 @@ import { toolCall } from './helpers/recording-tool';
 
 const RUNNER = fileURLToPath(new URL('./helpers/limited-runner.ts', import.meta.url));
 
-let db: TestDatabase;
+let db: PostgresTestDatabase;
 let server: RunningServer;
 let url: string;
 const opened: CodeInterpreterTool[] = [];
 
 beforeAll(async () => {
-  db = await createTestDatabase();
+  db = await createPostgresTestDatabase();
   // The limiter tests hold up to 6 sleeping runs at once: the executor must not be the tighter bound.
   server = await startServer(
     { DATABASE_URL: db.url, FUSEBOX_EXECUTOR_CONCURRENCY: '8' },

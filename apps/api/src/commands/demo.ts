@@ -34,7 +34,7 @@ export const demoCommand: Command = {
     '--max-tokens N       tokens per model turn (default 1024)',
     '--tools-in MODE      request (default: the tools field) or system-prompt (servers without tool support)',
     '--report FILE        also write the results as JSON',
-    "Uses DATABASE_URL, which must be the server's: the tasks and rollouts are imported there.",
+    "Uses DATABASE_URL (or FUSEBOX_DATA_DIR), which must be the server's: the tasks and rollouts go there.",
   ],
   options: {
     'api-url': STRING,

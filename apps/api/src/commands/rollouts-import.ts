@@ -1,9 +1,9 @@
-import { connectPostgres } from '@fusebox/db/sql-client';
-import { prepareDatabase } from '../database';
+import { databaseTarget } from '../database';
 import { readEnv } from '../env';
+import { openImporter } from '../local-import/open-importer';
+import { ServerImportError } from '../local-import/server-import-error';
 import type { ImportProblem } from '../rollouts/import-file';
 import type { ImportSummary } from '../rollouts/import-dump';
-import { importDump } from '../rollouts/import-dump';
 import { RolloutImportError } from '../rollouts/rollout-import-error';
 import { watchDump } from '../rollouts/watch-dump';
 import { type Command, UsageError } from './command';
@@ -20,18 +20,16 @@ export const rolloutsImportCommand: Command = {
     "DIR is verl's trainer.rollout_data_dir. Re-importing adds only what is new, so it is safe to repeat.",
     '--name NAME   the run to import into (default: the directory name)',
     '--watch       keep importing while training writes new steps; stop with Ctrl-C',
-    'Malformed lines are reported as file:line and skipped. Uses DATABASE_URL.',
+    'Malformed lines are reported as file:line and skipped. Uses DATABASE_URL, or the embedded database in',
+    'FUSEBOX_DATA_DIR (through `fusebox serve` when it is running there).',
   ],
   options: { name: { type: 'string' }, watch: { type: 'boolean', default: false } },
   async run(values, positionals) {
     const [dir, ...extra] = positionals;
     if (!dir || extra.length > 0) throw new UsageError('expected exactly one directory');
     const env = readEnv();
-    await prepareDatabase(env.DATABASE_URL, {
-      info: () => {},
-      warn: (line) => console.warn(`warning: ${line}`),
-    });
-    const client = await connectPostgres(env.DATABASE_URL);
+    const { importer, via } = await openImporter(databaseTarget(env), { apiToken: env.FUSEBOX_API_TOKEN });
+    if (via) console.error(via);
     const bar = progressBar();
     let problems = 0;
     const onProblem = (problem: ImportProblem) => {
@@ -50,7 +48,7 @@ export const rolloutsImportCommand: Command = {
         process.once('SIGTERM', onSignal);
         console.log(`watching ${dir} for new steps; Ctrl-C stops`);
         const noted = new Set<string>();
-        await watchDump(client, {
+        await watchDump((options) => importer.importDump(options), {
           dir,
           ...(name ? { name } : {}),
           signal: stop.signal,
@@ -67,7 +65,7 @@ export const rolloutsImportCommand: Command = {
         return 0;
       }
       let bytes = 0;
-      const summary = await importDump(client, {
+      const summary = await importer.importDump({
         dir,
         ...(name ? { name } : {}),
         onProblem,
@@ -83,13 +81,13 @@ export const rolloutsImportCommand: Command = {
       return report(summary, dir, problems, bytes, performance.now() - startedAt);
     } catch (error) {
       bar.clear();
-      if (error instanceof RolloutImportError) {
+      if (error instanceof RolloutImportError || error instanceof ServerImportError) {
         console.error(`fusebox rollouts import: ${error.message}`);
         return 1;
       }
       throw error;
     } finally {
-      await client.end();
+      await importer.close();
     }
   },
 };

@@ -1,10 +1,13 @@
-import { redactDatabaseUrl } from '@fusebox/db/database-url';
+import { randomBytes } from 'node:crypto';
+import { type DatabaseMode, describeTarget } from '@fusebox/db/database';
 import { IsolationUnavailableError } from '@fusebox/local-sandbox/errors';
 import type { Executor } from '@fusebox/local-sandbox/executor';
 import { startDashboard } from '../dashboard-process';
-import { openDatabase } from '../database';
+import { databaseTarget, openDatabase } from '../database';
 import { readEnv } from '../env';
 import { openExecutionGate } from '../execution-gate';
+import { writeServerRecord } from '@fusebox/db/server-record';
+import { createLogger } from '../logger';
 import { createServerExecutor } from '../sandbox-executor';
 import { loadBuiltinTasks } from '../tasks/builtin-tasks';
 import { buildServer } from '../server';
@@ -26,16 +29,26 @@ export const serveCommand: Command = {
   async run(values) {
     const env = readEnv();
     const startedAt = new Date();
-    // The logger needs a server; until the server exists, start-up lines go through a temporary one.
-    const prisma = await openDatabase(env.DATABASE_URL, {
-      info: (line) => console.log(line),
-      warn: (line) => console.warn(`warning: ${line}`),
+    const log = createLogger(env);
+    // Signals are caught from the start: one that comes while the database opens (seconds, embedded) or just as the
+    // server starts listening stops it cleanly once start-up is done, instead of killing it half-way.
+    const signals = signalLatch();
+    const { mode, location } = describeTarget(databaseTarget(env));
+    // First, before the database opens (PGlite takes seconds to start): which mode, where the data lives.
+    log.info(modeLine(mode, location));
+    const database = await openDatabase(env, {
+      info: (line) => log.info(line),
+      warn: (line) => log.warn(line),
     });
+    const { prisma } = database;
     // Idempotent, so every start refreshes them: the builtin tasks make /start_instance work out of the box.
-    const builtinTasks = await loadBuiltinTasks(prisma);
-    // Every execution, in every API process on this database, runs under a permit of this gate.
+    const builtinTasks = await loadBuiltinTasks(prisma).catch(async (error: unknown) => {
+      await database.close();
+      throw error;
+    });
+    // Every execution runs under a permit of this gate: on Postgres, shared by every API process there.
     const gate = await openExecutionGate(env).catch(async (error: unknown) => {
-      await prisma.$disconnect();
+      await database.close();
       throw error;
     });
     let executor: Executor;
@@ -43,16 +56,27 @@ export const serveCommand: Command = {
       executor = await createServerExecutor(env);
     } catch (error) {
       await gate.close();
-      await prisma.$disconnect();
+      await database.close();
       if (!(error instanceof IsolationUnavailableError)) throw error;
       console.error(`fusebox: ${error.message}`);
       return 1;
     }
-    const services: Services = { env, prisma, startedAt, executor, gate };
-    const app = await buildServer(services);
+    // Embedded, this process alone can open the database: other processes on the machine go through it.
+    const token = database.readOnlyQuery ? randomBytes(32).toString('hex') : undefined;
+    const services: Services = {
+      env,
+      prisma,
+      startedAt,
+      executor,
+      gate,
+      ...(token && database.readOnlyQuery
+        ? { local: { token, sql: database.sql, readOnlyQuery: database.readOnlyQuery } }
+        : {}),
+    };
+    const app = await buildServer(services, { logger: log });
     app.log.info(
-      `Fusebox ${VERSION}: Postgres mode, data in ${redactDatabaseUrl(env.DATABASE_URL)}; ` +
-        `global limit ${env.FUSEBOX_MAX_CONCURRENCY} concurrent executions (limiter key ${gate.key}); ` +
+      `global limit ${env.FUSEBOX_MAX_CONCURRENCY} concurrent executions ` +
+        `(limiter key ${gate.key}, ${mode === 'postgres' ? 'shared by every API process on this database' : 'this process'}); ` +
         `executor: ${executor.options.concurrency} at once, isolation ${executor.options.isolation}`,
     );
     app.log.info(
@@ -60,6 +84,8 @@ export const serveCommand: Command = {
         `idle timeout ${env.FUSEBOX_AGENT_SESSION_IDLE_TIMEOUT_S} s`,
     );
     const address = await app.listen({ host: env.HOST, port: env.PORT });
+    // Commands run while this server holds the embedded data directory find it here and import through it.
+    const record = token ? await writeServerRecord(location, address, token) : undefined;
     app.log.info(`API listening on ${address}`);
 
     const dashboard = values['no-dashboard']
@@ -74,10 +100,7 @@ export const serveCommand: Command = {
     if (dashboard) app.log.info(`dashboard on ${dashboard.url}`);
 
     return new Promise<number>((resolve) => {
-      let stopping = false;
-      const stop = (signal: NodeJS.Signals) => {
-        if (stopping) return;
-        stopping = true;
+      signals.onFirst((signal) => {
         app.log.info(`${signal} received, stopping`);
         setTimeout(() => {
           app.log.error(`could not stop within ${SHUTDOWN_DEADLINE_MS} ms, exiting anyway`);
@@ -86,14 +109,41 @@ export const serveCommand: Command = {
         void Promise.allSettled([app.close(), dashboard?.stop()])
           .then(() => executor.close())
           .then(() => gate.close())
-          .then(() => prisma.$disconnect())
+          .then(() => record?.remove())
+          .then(() => database.close())
           .then(
             () => resolve(0),
             () => resolve(1),
           );
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
+      });
     });
   },
 };
+
+/** Calls back, once, with the first SIGINT or SIGTERM: at once if one already came. */
+function signalLatch(): { onFirst(callback: (signal: NodeJS.Signals) => void): void } {
+  let received: NodeJS.Signals | undefined;
+  let callback: ((signal: NodeJS.Signals) => void) | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (received) return;
+    received = signal;
+    callback?.(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    onFirst(next) {
+      callback = next;
+      if (received) next(received);
+    },
+  };
+}
+
+/** The first log line: the mode, where the data lives, and (embedded) how to grow out of one process. */
+function modeLine(mode: DatabaseMode, location: string): string {
+  return mode === 'embedded'
+    ? `Fusebox ${VERSION}: embedded mode (PGlite, no database server), data in ${location}; one API process ` +
+        'only. For several processes or nodes, set DATABASE_URL to a Postgres (move the data with ' +
+        '`fusebox db export` and `fusebox db import`)'
+    : `Fusebox ${VERSION}: Postgres mode, data in ${location}; API processes on this database share one global limit`;
+}

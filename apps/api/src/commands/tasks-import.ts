@@ -1,7 +1,7 @@
-import { createPrismaClient } from '@fusebox/db/client';
-import { prepareDatabase } from '../database';
+import { databaseTarget } from '../database';
 import { readEnv } from '../env';
-import { importTasks } from '../tasks/import-tasks';
+import { openImporter } from '../local-import/open-importer';
+import { ServerImportError } from '../local-import/server-import-error';
 import { TASK_FORMATS, type TaskFormat } from '../tasks/parse-task-line';
 import { type Command, UsageError } from './command';
 import { progressBar } from './rollouts-progress';
@@ -16,7 +16,8 @@ export const tasksImportCommand: Command = {
   help: [
     '--format F   auto (default: decided per line), fusebox (docs/sessions.md) or autoeval (SandboxFusion rows)',
     'Tasks are created or updated by instance_hash, so importing again is safe. Bad lines are reported as',
-    'FILE:LINE and skipped; the exit code is 1 if any line was rejected. Uses DATABASE_URL.',
+    'FILE:LINE and skipped; the exit code is 1 if any line was rejected. Uses DATABASE_URL, or the embedded',
+    'database in FUSEBOX_DATA_DIR (through `fusebox serve` when it is running there).',
   ],
   options: { format: { type: 'string', default: 'auto' } },
   async run(values, positionals) {
@@ -26,16 +27,16 @@ export const tasksImportCommand: Command = {
     if (!TASK_FORMATS.includes(format))
       throw new UsageError(`--format must be one of ${TASK_FORMATS.join(', ')}`);
     const env = readEnv();
-    await prepareDatabase(env.DATABASE_URL, {
-      info: () => {},
-      warn: (line) => console.warn(`warning: ${line}`),
+    const { importer, via } = await openImporter(databaseTarget(env), {
+      apiToken: env.FUSEBOX_API_TOKEN,
+      maxConnections: 2,
     });
-    const prisma = createPrismaClient(env.DATABASE_URL, { maxConnections: 2 });
+    if (via) console.error(via);
     const bar = progressBar(process.stderr, 'tasks');
     let shown = 0;
     let bytesTotal = 0;
     try {
-      const summary = await importTasks(prisma, {
+      const summary = await importer.importTasks({
         path,
         format,
         onProblem: ({ line, problem }) => {
@@ -62,9 +63,13 @@ export const tasksImportCommand: Command = {
         console.error(`fusebox tasks import: no such file: ${path}`);
         return 1;
       }
+      if (error instanceof ServerImportError) {
+        console.error(`fusebox tasks import: ${error.message}`);
+        return 1;
+      }
       throw error;
     } finally {
-      await prisma.$disconnect();
+      await importer.close();
     }
   },
 };

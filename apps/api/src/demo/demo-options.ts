@@ -1,6 +1,8 @@
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
+import type { DatabaseTarget } from '@fusebox/db/database';
 import { z } from 'zod';
+import { databaseTarget } from '../database';
 import { TASK_FAMILIES, type TaskFamily } from './demo-tally';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });
@@ -59,7 +61,8 @@ export interface DemoSettings {
   apiUrl: string;
   dashboardUrl: string;
   token: string | undefined;
-  databaseUrl: string;
+  /** The server's database, where the tasks and rollouts are imported (through the server, when it holds it). */
+  database: DatabaseTarget;
   /** The limiter key the server's executions run under, to find the server's limit in its overview. */
   limiterKey: string;
   /** Episodes per step, shared between the task families. */
@@ -91,7 +94,8 @@ export function resolveDemoSettings(
   env: {
     PORT: number;
     DASHBOARD_PORT: number;
-    DATABASE_URL: string;
+    DATABASE_URL?: string | undefined;
+    FUSEBOX_DATA_DIR: string;
     FUSEBOX_API_TOKEN?: string | undefined;
     FUSEBOX_LIMITER_KEY: string;
   },
@@ -105,7 +109,7 @@ export function resolveDemoSettings(
     apiUrl,
     dashboardUrl: (flags['dashboard-url'] ?? `http://127.0.0.1:${env.DASHBOARD_PORT}`).replace(/\/+$/, ''),
     token: flags.token ?? env.FUSEBOX_API_TOKEN,
-    databaseUrl: env.DATABASE_URL,
+    database: databaseTarget(env),
     limiterKey: env.FUSEBOX_LIMITER_KEY,
     episodes: flags.episodes,
     steps: flags.steps,

@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { PrismaClient } from '@fusebox/db/client';
 
 /** What the server recorded of the executions in a window of time: the limiter's story, from the database. */
 export interface ExecutionStats {
@@ -13,22 +13,29 @@ export interface ExecutionStats {
   serverMs: number;
 }
 
-const WINDOW = '"requested_at" >= $1 AND "requested_at" <= $2';
+const WINDOW = '"requested_at" >= $1::timestamptz AND "requested_at" <= $2::timestamptz';
 
 /**
  * Reads the `execution` rows requested between `from` and `to`. At equal timestamps a finish counts before an
  * acquire, since a permit is released before the next waiter gets it.
  */
-export async function readExecutionStats(client: pg.Client, from: Date, to: Date): Promise<ExecutionStats> {
-  const { rows: statuses } = await client.query<{ status: string; count: number }>(
+export async function readExecutionStats(
+  prisma: PrismaClient,
+  from: Date,
+  to: Date,
+): Promise<ExecutionStats> {
+  const statuses = await prisma.$queryRawUnsafe<{ status: string; count: number }[]>(
     `SELECT "status", count(*)::int AS "count" FROM "execution" WHERE ${WINDOW} GROUP BY "status"`,
-    [from, to],
+    from,
+    to,
   );
-  const { rows } = await client.query<{
-    wait_ms: number | null;
-    server_ms: number | null;
-    peak: number | null;
-  }>(
+  const rows = await prisma.$queryRawUnsafe<
+    {
+      wait_ms: number | null;
+      server_ms: number | null;
+      peak: number | null;
+    }[]
+  >(
     `WITH runs AS (
        SELECT "requested_at", "acquired_at", "finished_at" FROM "execution"
        WHERE ${WINDOW} AND "acquired_at" IS NOT NULL AND "finished_at" IS NOT NULL
@@ -41,7 +48,8 @@ export async function readExecutionStats(client: pg.Client, from: Date, to: Date
      SELECT (SELECT sum(extract(epoch FROM "acquired_at" - "requested_at")) * 1000 FROM runs)::float8 AS "wait_ms",
             (SELECT sum(extract(epoch FROM "finished_at" - "requested_at")) * 1000 FROM runs)::float8 AS "server_ms",
             (SELECT max("n") FROM running)::int AS "peak"`,
-    [from, to],
+    from,
+    to,
   );
   const [totals] = rows;
   return {

@@ -1,12 +1,10 @@
 import { readdir } from 'node:fs/promises';
-import { createPrismaClient } from '@fusebox/db/client';
-import { connectPostgres } from '@fusebox/db/sql-client';
 import type { Trajectory } from '@fusebox/tools/episode';
 import { runBatch } from '@fusebox/tools/run-batch';
 import { writeVerlDump } from '@fusebox/tools/verl-dump';
-import { importDump } from '../rollouts/import-dump';
+import type { Importer } from '../local-import/importer';
+import { openImporter } from '../local-import/open-importer';
 import type { RunRef } from '../rollouts/rollout-run';
-import { importTasks } from '../tasks/import-tasks';
 import { CODING_TASKS_PATH, loadCodingTasks, loadGsm8kProblems } from './demo-data';
 import type { DemoSettings } from './demo-options';
 import { demoPolicy } from './demo-policy';
@@ -69,11 +67,12 @@ export async function runDemo(settings: DemoSettings, io: DemoIo, signal: AbortS
   const [problems, tasks] = await Promise.all([loadGsm8kProblems(), loadCodingTasks()]);
   const coding = settings.families.includes('coding');
 
-  const pg = await connectPostgres(settings.databaseUrl);
+  // Embedded, the server holds the database: the imports and the statistics at the end go through it.
+  const { importer } = await openImporter(settings.database, { apiToken: settings.token, maxConnections: 2 });
   const tools = createDemoTools(api, { ...settings, concurrency });
   const stopWatching = new AbortController();
   try {
-    if (coding) await importCodingTasks(settings.databaseUrl);
+    if (coding) await importCodingTasks(importer);
     const tally = new DemoTally();
     tally.planned = settings.episodes * settings.steps;
     io.log(
@@ -123,14 +122,14 @@ export async function runDemo(settings: DemoSettings, io: DemoIo, signal: AbortS
         clearInterval(timer);
       }
       const file = await writeVerlDump(settings.outDir, step, trajectories.map(withDumpExtras), { signal });
-      const imported = await importDump(pg, { dir: settings.outDir, name: settings.runName });
+      const imported = await importer.importDump({ dir: settings.outDir, name: settings.runName });
       run = imported.run;
       files.push(file);
       io.log(
         `step ${step}/${settings.steps}: ${file}, ${imported.added} samples imported into run "${run.name}"`,
       );
     }
-    const stats = await readExecutionStats(pg, from, new Date());
+    const stats = await readExecutionStats(importer.reader, from, new Date());
     return {
       settings,
       server,
@@ -144,7 +143,7 @@ export async function runDemo(settings: DemoSettings, io: DemoIo, signal: AbortS
   } finally {
     stopWatching.abort();
     await tools.close();
-    await pg.end();
+    await importer.close();
   }
 }
 
@@ -158,25 +157,20 @@ async function assertNoDump(dir: string): Promise<void> {
   }
 }
 
-async function importCodingTasks(databaseUrl: string): Promise<void> {
-  const prisma = createPrismaClient(databaseUrl, { maxConnections: 2 });
+async function importCodingTasks(importer: Importer): Promise<void> {
   const problems: string[] = [];
   const load = () =>
-    importTasks(prisma, {
+    importer.importTasks({
       path: CODING_TASKS_PATH,
       format: 'fusebox',
       onProblem: ({ line, problem }) => problems.push(`line ${line}: ${problem}`),
     });
-  try {
-    await load().catch((error: unknown) => {
-      // A fresh process compiles Prisma's queries inside the import's transaction, and on a loaded machine that
-      // alone can outlast the transaction's 5 s timeout (P2028). The second attempt runs with them compiled.
-      if ((error as { code?: string }).code !== TRANSACTION_EXPIRED) throw error;
-      return load();
-    });
-  } finally {
-    await prisma.$disconnect();
-  }
+  await load().catch((error: unknown) => {
+    // A fresh process compiles Prisma's queries inside the import's transaction, and on a loaded machine that
+    // alone can outlast the transaction's 5 s timeout (P2028). The second attempt runs with them compiled.
+    if ((error as { code?: string }).code !== TRANSACTION_EXPIRED) throw error;
+    return load();
+  });
   // The file ships with Fusebox: a rejected line is a bug here, not the user's to fix.
   if (problems.length > 0) throw new Error(`${CODING_TASKS_PATH} is invalid:\n${problems.join('\n')}`);
 }

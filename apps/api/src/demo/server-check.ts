@@ -1,5 +1,6 @@
+import { pathToFileURL } from 'node:url';
+import { type DatabaseTarget, describeTarget } from '@fusebox/db/database';
 import { z } from 'zod';
-import { redactDatabaseUrl } from '@fusebox/db/database-url';
 import { DemoSetupError } from './demo-setup-error';
 import type { FuseboxApi } from './fusebox-api';
 import { FuseboxApiError } from './fusebox-api-error';
@@ -8,7 +9,12 @@ import { gateLoad, readServerLoad } from './server-load';
 const healthSchema = z.object({
   status: z.string(),
   version: z.string(),
-  database: z.object({ status: z.string(), url: z.string(), error: z.string().nullable() }),
+  database: z.object({
+    status: z.string(),
+    mode: z.enum(['embedded', 'postgres']),
+    url: z.string(),
+    error: z.string().nullable(),
+  }),
 });
 
 /** What the demo needs to know of the server before it starts. */
@@ -20,12 +26,12 @@ export interface ServerInfo {
 
 /**
  * Makes sure the server at `api.url` is a Fusebox API that answers, accepts the token, and stores its data in
- * `databaseUrl`: the demo writes its tasks and rollouts there, and they would be invisible to a server on
- * another database. Throws DemoSetupError saying what to do otherwise.
+ * `database`: the demo writes its tasks and rollouts there, and they would be invisible to a server on another
+ * database. Throws DemoSetupError saying what to do otherwise.
  */
 export async function checkServer(
   api: FuseboxApi,
-  { databaseUrl, limiterKey }: { databaseUrl: string; limiterKey: string },
+  { database, limiterKey }: { database: DatabaseTarget; limiterKey: string },
   signal?: AbortSignal,
 ): Promise<ServerInfo> {
   let health;
@@ -39,11 +45,18 @@ export async function checkServer(
       `the server at ${api.url} cannot reach its database ${health.database.url}: ${health.database.error ?? 'unknown error'}`,
     );
   }
-  const ours = redactDatabaseUrl(databaseUrl);
-  if (databaseKey(health.database.url) !== databaseKey(ours)) {
+  const { mode, location } = describeTarget(database);
+  if (mode === 'postgres' && databaseKey(health.database.url) !== databaseKey(location)) {
     throw new DemoSetupError(
-      `the server at ${api.url} uses the database ${health.database.url}, but DATABASE_URL here is ${ours}. ` +
+      `the server at ${api.url} uses the database ${health.database.url}, but DATABASE_URL here is ${location}. ` +
         'The demo imports its tasks and rollouts there, so run it with the same DATABASE_URL as the server.',
+    );
+  }
+  if (mode === 'embedded' && health.database.url !== pathToFileURL(location).href) {
+    throw new DemoSetupError(
+      `the server at ${api.url} uses the database ${health.database.url}, but here DATABASE_URL is unset and ` +
+        `FUSEBOX_DATA_DIR is ${location}. The demo imports its tasks and rollouts there, so run it with the ` +
+        'same DATABASE_URL (or FUSEBOX_DATA_DIR) as the server.',
     );
   }
   const keys = await readServerLoad(api, signal).catch(() => []);

@@ -26,15 +26,21 @@ export const SAMPLE_INTERVAL_MS = 1_000;
 /** Name of the local executor's row; its executions have no limiter key. */
 export const EXECUTOR_KEY = 'executor';
 
-/** Reads the load now: every limiter key's cluster-wide permits, and this process's executor queue. */
+/**
+ * Reads the load now: every limiter key's cluster-wide permits (on Postgres), or this process's own gate (embedded,
+ * where it is the whole limit), and this process's executor queue.
+ */
 export async function sampleLoad(services: Services, signal?: AbortSignal): Promise<LiveLoad> {
   const keys: KeyLoad[] = [];
   let limiterError: string | null = null;
+  const options = signal ? { signal } : {};
+  const url = services.env.DATABASE_URL;
   try {
-    const limiters = await listLimiters({
-      connectionString: services.env.DATABASE_URL,
-      ...(signal ? { signal } : {}),
-    });
+    const limiters = url
+      ? await listLimiters({ connectionString: url, ...options })
+      : services.gate
+        ? [await services.gate.stats(options)]
+        : [];
     for (const limiter of limiters) {
       keys.push({
         key: limiter.key,

@@ -1,7 +1,4 @@
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
+import type { SqlTransaction } from '@fusebox/db/sql-client';
 import type { SampleRow } from './dump-line';
 import { uuidV7 } from './uuid-v7';
 
@@ -20,7 +17,7 @@ const COLUMNS = [
   'search_terms',
 ] as const;
 
-const COPY_SQL = `COPY "rollout_sample" (${COLUMNS.map((column) => `"${column}"`).join(', ')}) FROM STDIN WITH (FORMAT csv)`;
+const COPY_TARGET = `"rollout_sample" (${COLUMNS.map((column) => `"${column}"`).join(', ')})`;
 
 /** A CSV field: quoted, with quotes doubled. An empty unquoted field is NULL in Postgres's CSV format. */
 function field(value: string): string {
@@ -59,11 +56,11 @@ function csvLine(runId: string, step: number, row: SampleRow): string {
 }
 
 /**
- * Streams samples into `rollout_sample` with one COPY, the fastest way into Postgres: no per-row statement,
- * no parameter encoding. Runs inside the caller's transaction, so a failure leaves nothing behind.
+ * Streams samples into `rollout_sample` with COPY, the fastest way into Postgres and PGlite alike: no per-row
+ * statement, no parameter encoding. Runs inside the caller's transaction, so a failure leaves nothing behind.
  */
 export async function copySamples(
-  client: pg.Client,
+  tx: SqlTransaction,
   runId: string,
   step: number,
   rows: AsyncIterable<SampleRow>,
@@ -71,5 +68,5 @@ export async function copySamples(
   async function* lines() {
     for await (const row of rows) yield csvLine(runId, step, row);
   }
-  await pipeline(Readable.from(lines()), client.query(copyFrom(COPY_SQL)));
+  await tx.copyCsv(COPY_TARGET, lines());
 }

@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { SqlClient } from '@fusebox/db/sql-client';
 import { type DumpFile, listDumpFiles } from './dump-files';
 import { type ImportProblem, importDumpFile } from './import-file';
 import { type RunRef, ensureRun } from './rollout-run';
@@ -13,8 +13,11 @@ export interface ImportDumpOptions {
   dir: string;
   /** The run's name; the directory's name by default. */
   name?: string;
-  /** See FileImportOptions.final; a function so a watcher can decide per file (by how long it has been quiet). */
-  final?: (file: DumpFile) => boolean;
+  /**
+   * While training may still be writing (a watcher): a file modified within this many ms keeps a last line
+   * without a newline for the next pass (see FileImportOptions.final). Unset: every file is finished.
+   */
+  quietMs?: number;
   onProblem?(problem: ImportProblem): void;
   onProgress?(progress: ImportProgress): void;
   /** Called once per file that had something new or something wrong. */
@@ -35,7 +38,7 @@ export interface ImportSummary {
  * Imports a verl rollout dump directory (`trainer.rollout_data_dir`) into a run: each `{step}.jsonl` from where
  * the last import stopped. Malformed lines are reported through `onProblem` and skipped, never aborting.
  */
-export async function importDump(client: pg.Client, options: ImportDumpOptions): Promise<ImportSummary> {
+export async function importDump(client: SqlClient, options: ImportDumpOptions): Promise<ImportSummary> {
   const directory = await listDumpFiles(options.dir);
   const run = await ensureRun(client, options.dir, options.name);
   const { rows } = await client.query<{ name: string; bytes_read: string }>(
@@ -58,7 +61,7 @@ export async function importDump(client: pg.Client, options: ImportDumpOptions):
   for (const file of directory.files) {
     if (file.size === done.get(file.name)) continue;
     const result = await importDumpFile(client, run.id, file, {
-      final: options.final?.(file) ?? true,
+      final: options.quietMs === undefined || Date.now() - file.modifiedAt > options.quietMs,
       onProblem: (problem) => options.onProblem?.(problem),
       onBytes: (bytes) => {
         progress.bytesDone += bytes;

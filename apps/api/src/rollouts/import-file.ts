@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { SqlClient, SqlTransaction } from '@fusebox/db/sql-client';
 import { copySamples } from './copy-samples';
 import type { DumpFile } from './dump-files';
 import { type SampleRow, parseDumpLine } from './dump-line';
@@ -30,19 +30,26 @@ export interface FileImportOptions {
   onBytes?(bytes: number): void;
 }
 
-interface Progress {
+interface Progress extends Record<string, unknown> {
   bytes_read: string;
   lines_read: number;
   lines_rejected: number;
 }
 
 /**
- * Imports what is new in one step file: everything after the byte offset recorded for it, in one transaction
- * that COPYs the new samples and records the new offset. So re-importing adds nothing, a crash loses nothing
- * half-done, and two importers of the same run take turns on the file (the progress row is locked).
+ * Bytes of a file imported per transaction. A transaction holds the embedded database's one session, so a big
+ * file goes in pieces that each let the server's own queries through; each piece records its end offset.
+ */
+const PIECE_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Imports what is new in one step file: everything after the byte offset recorded for it, in transactions that
+ * each COPY a piece of the new samples and record the offset reached. So re-importing adds nothing, a crash
+ * loses nothing half-done, and two importers of the same run take turns on the file (the progress row is
+ * locked, and each piece starts from the offset recorded last).
  */
 export async function importDumpFile(
-  client: pg.Client,
+  client: SqlClient,
   runId: string,
   file: DumpFile,
   options: FileImportOptions,
@@ -52,41 +59,53 @@ export async function importDumpFile(
      ON CONFLICT ("run_id", "name") DO NOTHING`,
     [uuidV7(), runId, file.name, file.step],
   );
-  await client.query('BEGIN');
-  try {
-    // A lost commit after a crash is re-imported from the recorded offset, so durability can wait for the
-    // next WAL flush; and a bigger GIN pending list merges the new search terms in fewer, larger batches.
-    await client.query("SET LOCAL synchronous_commit = off; SET LOCAL gin_pending_list_limit = '64MB'");
-    const { rows } = await client.query<Progress>(
-      `SELECT "bytes_read", "lines_read", "lines_rejected" FROM "rollout_file"
-       WHERE "run_id" = $1 AND "name" = $2 FOR UPDATE`,
-      [runId, file.name],
-    );
-    const progress = rows[0]!;
-    const start = Number(progress.bytes_read);
-    if (file.size <= start) {
-      await client.query('ROLLBACK');
-      if (file.size === 0) return { added: 0, rejected: 0, note: 'empty, nothing to import yet' };
-      return file.size < start
-        ? {
-            added: 0,
-            rejected: 0,
-            note: `shrank to ${file.size} bytes after ${start} were imported; was it rewritten?`,
-          }
-        : { added: 0, rejected: 0 };
-    }
+  const total: FileImportResult = { added: 0, rejected: 0 };
+  for (let first = true; ; first = false) {
+    const piece = await client.transaction((tx) => importPiece(tx, runId, file, options));
+    // A note (empty, shrunk) can only come before anything was imported by this call.
+    if (piece.note !== undefined) return first ? { added: 0, rejected: 0, note: piece.note } : total;
+    total.added += piece.added;
+    total.rejected += piece.rejected;
+    if (piece.last) return total;
+  }
+}
 
-    let end = start;
-    let lineNumber = progress.lines_read;
-    let added = 0;
-    let rejected = 0;
-    async function* samples(): AsyncGenerator<SampleRow> {
-      for await (const line of readLines(file.path, start)) {
-        if (!line.complete && !options.final) break;
-        lineNumber += 1;
-        options.onBytes?.(line.end - end);
-        end = line.end;
-        if (line.text.trim() === '') continue;
+async function importPiece(
+  tx: SqlTransaction,
+  runId: string,
+  file: DumpFile,
+  options: FileImportOptions,
+): Promise<{ added: number; rejected: number; last: boolean; note?: string }> {
+  // A lost commit after a crash is re-imported from the recorded offset, so durability can wait for the
+  // next WAL flush; and a bigger GIN pending list merges the new search terms in fewer, larger batches.
+  await tx.exec("SET LOCAL synchronous_commit = off; SET LOCAL gin_pending_list_limit = '64MB'");
+  const { rows } = await tx.query<Progress>(
+    `SELECT "bytes_read", "lines_read", "lines_rejected" FROM "rollout_file"
+     WHERE "run_id" = $1 AND "name" = $2 FOR UPDATE`,
+    [runId, file.name],
+  );
+  const progress = rows[0]!;
+  const start = Number(progress.bytes_read);
+  if (file.size <= start) {
+    const nothing = { added: 0, rejected: 0, last: true };
+    if (file.size === 0) return { ...nothing, note: 'empty, nothing to import yet' };
+    return file.size < start
+      ? { ...nothing, note: `shrank to ${file.size} bytes after ${start} were imported; was it rewritten?` }
+      : nothing;
+  }
+
+  let end = start;
+  let lineNumber = progress.lines_read;
+  let added = 0;
+  let rejected = 0;
+  let last = true;
+  async function* samples(): AsyncGenerator<SampleRow> {
+    for await (const line of readLines(file.path, start)) {
+      if (!line.complete && !options.final) break;
+      lineNumber += 1;
+      options.onBytes?.(line.end - end);
+      end = line.end;
+      if (line.text.trim() !== '') {
         const parsed = parseDumpLine(line.text, lineNumber);
         if (parsed.ok) {
           added += 1;
@@ -96,19 +115,18 @@ export async function importDumpFile(
           options.onProblem({ file: file.name, line: lineNumber, problem: parsed.problem });
         }
       }
+      if (end - start >= PIECE_BYTES) {
+        last = end >= file.size;
+        break;
+      }
     }
-    await copySamples(client, runId, file.step, samples());
-    await client.query(
-      `UPDATE "rollout_file" SET "bytes_read" = $3, "lines_read" = $4, "lines_rejected" = "lines_rejected" + $5,
-         "updated_at" = now() WHERE "run_id" = $1 AND "name" = $2`,
-      [runId, file.name, end, lineNumber, rejected],
-    );
-    if (added > 0)
-      await client.query('UPDATE "rollout_run" SET "updated_at" = now() WHERE "id" = $1', [runId]);
-    await client.query('COMMIT');
-    return { added, rejected };
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
   }
+  await copySamples(tx, runId, file.step, samples());
+  await tx.query(
+    `UPDATE "rollout_file" SET "bytes_read" = $3, "lines_read" = $4, "lines_rejected" = "lines_rejected" + $5,
+       "updated_at" = now() WHERE "run_id" = $1 AND "name" = $2`,
+    [runId, file.name, end, lineNumber, rejected],
+  );
+  if (added > 0) await tx.query('UPDATE "rollout_run" SET "updated_at" = now() WHERE "id" = $1', [runId]);
+  return { added, rejected, last };
 }

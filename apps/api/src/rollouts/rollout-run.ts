@@ -1,5 +1,5 @@
 import { basename, resolve } from 'node:path';
-import type pg from 'pg';
+import type { SqlClient } from '@fusebox/db/sql-client';
 import { RolloutImportError } from './rollout-import-error';
 import { uuidV7 } from './uuid-v7';
 
@@ -12,7 +12,7 @@ export interface RunRef {
  * The run a dump directory imports into, created on first import. It is named after the directory unless a
  * name is given; a name already used by another directory is refused rather than mixing two trainings.
  */
-export async function ensureRun(client: pg.Client, dir: string, name?: string): Promise<RunRef> {
+export async function ensureRun(client: SqlClient, dir: string, name?: string): Promise<RunRef> {
   const sourceDir = resolve(dir);
   const runName = name ?? basename(sourceDir);
   await client.query(

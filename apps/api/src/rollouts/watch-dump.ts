@@ -1,12 +1,10 @@
 import { watch } from 'node:fs';
-import type pg from 'pg';
-import type { DumpFile } from './dump-files';
-import { type ImportDumpOptions, type ImportSummary, importDump } from './import-dump';
+import type { ImportDumpOptions, ImportSummary } from './import-dump';
 
 /** How long a file must go unmodified before a last line without a newline counts as finished. */
 const QUIET_MS = 5_000;
 
-export interface WatchDumpOptions extends Omit<ImportDumpOptions, 'final'> {
+export interface WatchDumpOptions extends Omit<ImportDumpOptions, 'quietMs'> {
   signal: AbortSignal;
   /** How often to look again when the file system sends no event (network mounts send none). */
   intervalMs?: number;
@@ -17,17 +15,20 @@ export interface WatchDumpOptions extends Omit<ImportDumpOptions, 'final'> {
 }
 
 /**
- * Tails a dump directory while training writes to it: imports what is new, then waits for a file-system event
- * or the polling interval, until `signal` aborts. Each pass is an ordinary idempotent import, so stopping and
- * restarting the watcher never duplicates a sample.
+ * Tails a dump directory while training writes to it: imports what is new with `importDump` (straight into the
+ * database, or through the server that holds it), then waits for a file-system event or the polling interval,
+ * until `signal` aborts. Each pass is an ordinary idempotent import, so stopping and restarting the watcher never
+ * duplicates a sample.
  */
-export async function watchDump(client: pg.Client, options: WatchDumpOptions): Promise<void> {
+export async function watchDump(
+  importDump: (options: ImportDumpOptions) => Promise<ImportSummary>,
+  options: WatchDumpOptions,
+): Promise<void> {
   const intervalMs = options.intervalMs ?? 2_000;
-  const final = (file: DumpFile) => Date.now() - file.modifiedAt > QUIET_MS;
   let lastWaiting = '';
   while (!options.signal.aborted) {
     try {
-      const summary = await importDump(client, { ...options, final });
+      const summary = await importDump({ ...options, quietMs: QUIET_MS });
       lastWaiting = '';
       if (summary.added > 0 || summary.rejected > 0) options.onPass?.(summary);
     } catch (error) {

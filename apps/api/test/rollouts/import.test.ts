@@ -1,9 +1,9 @@
 import { appendFile, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectPostgres } from '@fusebox/db/sql-client';
+import type { Database } from '@fusebox/db/database';
+import type { SqlClient } from '@fusebox/db/sql-client';
 import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
-import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ImportProblem } from '../../src/rollouts/import-file';
 import { importDump } from '../../src/rollouts/import-dump';
@@ -13,13 +13,15 @@ import { dumpLine, writeDump } from './dump-fixture';
 
 describe('importing verl rollout dumps', () => {
   let database: TestDatabase;
-  let client: pg.Client;
+  let opened: Database;
+  let client: SqlClient;
   beforeAll(async () => {
     database = await createTestDatabase();
-    client = await connectPostgres(database.url);
+    opened = await database.open();
+    client = opened.sql;
   });
   afterAll(async () => {
-    await client?.end();
+    await opened?.close();
     await database?.drop();
   });
 
@@ -78,10 +80,10 @@ describe('importing verl rollout dumps', () => {
     expect(problems[0]!.problem).toContain('not valid JSON');
     expect(problems[1]!.problem).toContain('"output" must be a string');
     expect(problems[2]!.problem).toBe('not a JSON object');
-    const { rows } = await client.query(
+    const { rows } = await client.query<{ line: number }>(
       `SELECT line FROM rollout_sample s JOIN rollout_run r ON r.id = s.run_id WHERE r.name = 'malformed' ORDER BY line`,
     );
-    expect(rows.map((row: { line: number }) => row.line)).toEqual([1, 5]);
+    expect(rows.map((row) => row.line)).toEqual([1, 5]);
   });
 
   it("reads Python's NaN scores as missing instead of rejecting the line", async () => {
@@ -102,26 +104,6 @@ describe('importing verl rollout dumps', () => {
     ]);
   });
 
-  it('says so, without a stack trace, when the directory has no dump files', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'fusebox-empty-'));
-    await writeFile(join(dir, 'notes.txt'), 'nothing here');
-    const result = await runCli(['rollouts', 'import', dir], { DATABASE_URL: database.url });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`no {step}.jsonl files in ${dir}`);
-    expect(result.stderr).not.toMatch(/\n\s+at /);
-  });
-
-  it('prints malformed lines and a summary from the command line', async () => {
-    const dir = await writeDump({ '1.jsonl': [dumpLine(), 'not json'], 'x.jsonl': [dumpLine()] });
-    const result = await runCli(['rollouts', 'import', dir, '--name', 'cli'], { DATABASE_URL: database.url });
-    expect(result.code).toBe(0);
-    expect(result.stderr).toContain('1.jsonl:2: not valid JSON');
-    expect(result.stderr).toContain('x.jsonl: skipped, the name is not a step number');
-    expect(result.stdout).toContain('run "cli": imported 1 samples');
-    const again = await runCli(['rollouts', 'import', dir, '--name', 'cli'], { DATABASE_URL: database.url });
-    expect(again.stdout).toContain('nothing new');
-  });
-
   it('refuses to mix two directories into one run name', async () => {
     const a = await writeDump({ '1.jsonl': [dumpLine()] });
     const b = await writeDump({ '1.jsonl': [dumpLine()] });
@@ -131,10 +113,9 @@ describe('importing verl rollout dumps', () => {
 
   it('--watch picks up steps written while it runs, leaving a half-written line for later', async () => {
     const dir = await writeDump({ '1.jsonl': [dumpLine()] });
-    const watcher = await connectPostgres(database.url);
     const stop = new AbortController();
     const passes: number[] = [];
-    const watching = watchDump(watcher, {
+    const watching = watchDump((options) => importDump(client, options), {
       dir,
       name: 'watched',
       signal: stop.signal,
@@ -148,7 +129,35 @@ describe('importing verl rollout dumps', () => {
     await expect.poll(() => count('watched')).toBe(3);
     stop.abort();
     await watching;
-    await watcher.end();
     expect(passes.reduce((a, b) => a + b, 0)).toBe(3);
+  });
+});
+
+// A command opens the database itself, so no test holds it meanwhile (an embedded one has a single owner).
+describe('fusebox rollouts import', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database?.drop());
+
+  it('says so, without a stack trace, when the directory has no dump files', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'fusebox-empty-'));
+    await writeFile(join(dir, 'notes.txt'), 'nothing here');
+    const result = await runCli(['rollouts', 'import', dir], database.env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`no {step}.jsonl files in ${dir}`);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('prints malformed lines and a summary from the command line', async () => {
+    const dir = await writeDump({ '1.jsonl': [dumpLine(), 'not json'], 'x.jsonl': [dumpLine()] });
+    const result = await runCli(['rollouts', 'import', dir, '--name', 'cli'], database.env);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('1.jsonl:2: not valid JSON');
+    expect(result.stderr).toContain('x.jsonl: skipped, the name is not a step number');
+    expect(result.stdout).toContain('run "cli": imported 1 samples');
+    const again = await runCli(['rollouts', 'import', dir, '--name', 'cli'], database.env);
+    expect(again.stdout).toContain('nothing new');
   });
 });

@@ -1,4 +1,3 @@
-import { connectPostgres } from '@fusebox/db/sql-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RouterContext, createRouterContext } from '../router-context';
 import { importDump } from '../../src/rollouts/import-dump';
@@ -28,10 +27,8 @@ describe('the rollouts router', () => {
         dumpLine({ step: 2, score: 0, input: 'user\nAnother question\nassistant\n' }),
       ],
     });
-    const client = await connectPostgres(context.database.url);
-    const summary = await importDump(client, { dir, name: 'router-run' });
+    const summary = await importDump(context.opened.sql, { dir, name: 'router-run' });
     runId = summary.run.id;
-    await client.end();
   });
   afterAll(() => context?.close());
 

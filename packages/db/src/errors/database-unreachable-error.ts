@@ -9,7 +9,7 @@ export class DatabaseUnreachableError extends DatabaseError {
     const reason = cause instanceof Error ? cause.message : String(cause);
     super(
       'FUSEBOX_DB_UNREACHABLE',
-      `cannot reach Postgres at ${redactDatabaseUrl(url)} (${reason}); ${START_POSTGRES_HINT}, or set DATABASE_URL`,
+      `cannot reach Postgres at ${redactDatabaseUrl(url)} (${reason}); ${START_POSTGRES_HINT}; or leave DATABASE_URL unset to use the embedded database`,
       { cause },
     );
     this.url = redactDatabaseUrl(url);

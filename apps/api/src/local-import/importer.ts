@@ -1,0 +1,26 @@
+import type { PrismaClient } from '@fusebox/db/client';
+import type { Database } from '@fusebox/db/database';
+import { type ImportDumpOptions, type ImportSummary, importDump } from '../rollouts/import-dump';
+import { type TaskImportOptions, type TaskImportSummary, importTasks } from '../tasks/import-tasks';
+
+/**
+ * Where a command's imports go: straight into a database it opened, or through the `fusebox serve` that holds
+ * the embedded data directory (server-importer.ts). Either way the same callbacks report progress and problems.
+ */
+export interface Importer {
+  importTasks(options: TaskImportOptions): Promise<TaskImportSummary>;
+  importDump(options: ImportDumpOptions): Promise<ImportSummary>;
+  /** For reading what is there; through a server, it can only read. */
+  reader: PrismaClient;
+  close(): Promise<void>;
+}
+
+/** Imports into a database this process opened; closing the importer closes the database. */
+export function databaseImporter(database: Database): Importer {
+  return {
+    importTasks: (options) => importTasks(database.prisma, options),
+    importDump: (options) => importDump(database.sql, options),
+    reader: database.prisma,
+    close: () => database.close(),
+  };
+}
