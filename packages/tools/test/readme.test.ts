@@ -15,7 +15,7 @@ let db: TestDatabase;
 let server: RunningServer;
 beforeAll(async () => {
   db = await createTestDatabase();
-  server = await startServer({ DATABASE_URL: db.url }, ['--no-dashboard'], 120_000);
+  server = await startServer(db.env, ['--no-dashboard'], 120_000);
 }, 60_000);
 afterAll(async () => {
   await server?.stop();
