@@ -1,7 +1,18 @@
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { useExecutor } from './use-executor';
 
 const { executor } = useExecutor();
+
+/** Whether this machine has a toolchain, asked the way the executor finds it (on this process's PATH). */
+function installed(command: string): boolean {
+  try {
+    execFileSync(command, ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const hello = (language: string, code: string) =>
   executor().runCode({ code, language: language as 'python' });
@@ -76,19 +87,34 @@ describe('languages', () => {
     expect(response.run_result).toBeNull();
   });
 
-  it('runs rust and java where their toolchains are installed', async () => {
-    const rust = await hello(
+  it.each([
+    [
       'rust',
+      'rustc',
       'fn main() { let v: Vec<u32> = (1..=4).collect(); println!("{}", v.iter().sum::<u32>()); }',
-    );
-    expect(rust.response.run_result?.stdout).toBe('10\n');
-    const java = await hello(
+      '10\n',
+    ],
+    [
       'java',
+      'javac',
       'public class Main { public static void main(String[] args) { assert args.length == 0; System.out.println("java " + (40 + 2)); } }',
-    );
-    expect(java.response.compile_result?.return_code).toBe(0);
-    expect(java.response.run_result?.stdout).toBe('java 42\n');
-  });
+      'java 42\n',
+    ],
+  ])(
+    'runs %s where its toolchain is installed, and says command not found where it is not',
+    async (language, compiler, code, stdout) => {
+      const { response } = await hello(language, code);
+      if (installed(compiler)) {
+        expect(response.compile_result?.return_code).toBe(0);
+        expect(response.run_result?.stdout).toBe(stdout);
+      } else {
+        expect(response.compile_result).toMatchObject({
+          return_code: 127,
+          stderr: `/bin/bash: line 1: ${compiler}: command not found\n`,
+        });
+      }
+    },
+  );
 
   it('answers a language whose toolchain is missing as SandboxFusion does: Failed, 127, command not found', async () => {
     const php = await hello('php', 'echo 1;');
