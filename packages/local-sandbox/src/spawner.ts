@@ -43,6 +43,12 @@ interface Pending {
  * The executor's side of spawner.py: a small long-lived process that starts sandboxes with posix_spawn, so the
  * API process never forks itself (each fork of a large Node process blocks its event loop for milliseconds).
  */
+/**
+ * The spawner needs nothing from our environment. Built through Object.create because the dashboard type-checks
+ * this file too (via the API's router types), under Next's ProcessEnv augmentation that requires NODE_ENV.
+ */
+const EMPTY_ENV = Object.create(null) as NodeJS.ProcessEnv;
+
 export class Spawner {
   readonly #process: ChildProcess;
   readonly #pending = new Map<number, Pending>();
@@ -52,7 +58,7 @@ export class Spawner {
   constructor() {
     this.#process = spawn('/usr/bin/python3', ['-I', '-c', SPAWNER_SOURCE], {
       stdio: ['pipe', 'pipe', 'inherit'],
-      env: {},
+      env: EMPTY_ENV,
     });
     this.#process.stdin?.on('error', () => {});
     this.#process.on('exit', (code, signal) =>

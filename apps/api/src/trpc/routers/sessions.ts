@@ -12,8 +12,9 @@ const listInput = z.object({
   hasErrors: z.boolean().optional(),
   /** Only sessions with a computed reward (true) or without (false). */
   rewarded: z.boolean().optional(),
-  createdAfter: z.date().optional(),
-  createdBefore: z.date().optional(),
+  // Coerced, because without a transformer a date crosses HTTP as an ISO string.
+  createdAfter: z.coerce.date().optional(),
+  createdBefore: z.coerce.date().optional(),
   limit: z.int().min(1).max(200).default(50),
   /** The last id of the previous page. */
   cursor: z.string().optional(),
