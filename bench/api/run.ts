@@ -57,7 +57,7 @@ async function post(url: string, path: string, body: unknown): Promise<Record<st
     body: JSON.stringify(body),
   });
   const answer = (await response.json()) as Record<string, unknown>;
-  if (response.status !== 200) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
+  if (response.status >= 300) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
   return answer;
 }
 
@@ -282,7 +282,15 @@ function summarize(
 }
 
 function baselineTable(actions: Row[], baselines: Baseline[]): string {
-  const header = ['c', 'cells/s', 'p50 ms', 'p99 ms', 'server CPU ms', '/process_action p50 − cell p50 ms', '/process_action CPU − cell CPU ms'];
+  const header = [
+    'c',
+    'cells/s',
+    'p50 ms',
+    'p99 ms',
+    'server CPU ms',
+    '/process_action p50 − cell p50 ms',
+    '/process_action CPU − cell CPU ms',
+  ];
   const cells = baselines.map((baseline, index) => {
     const action = actions[index]!;
     return [

@@ -16,7 +16,9 @@ describe('agent session limits and auth', () => {
   let expiring: RunningServer;
 
   beforeAll(async () => {
-    [database, expiringDatabase] = await Promise.all([createTestDatabase(), createTestDatabase()]);
+    // One after the other: creating embedded test databases at once races on their shared template lock.
+    database = await createTestDatabase();
+    expiringDatabase = await createTestDatabase();
     prisma = expiringDatabase.reader();
     [guarded, expiring] = await Promise.all([
       startServer({

@@ -39,7 +39,8 @@ const LINES = [
   '{"name": "cobol", "prompt": "", "language": "cobol", "tests": [{"name": "t", "code": ""}]}',
 ];
 
-describe('fusebox tasks import', () => {
+// Each case runs the CLI, which opens the database itself: seconds apiece for an embedded one.
+describe('fusebox tasks import', { timeout: 120_000 }, () => {
   let database: TestDatabase;
   let dir: string;
   let file: string;
