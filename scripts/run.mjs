@@ -172,19 +172,31 @@ function test() {
 
   step('format', bin('prettier'), ['--check', '--log-level=warn', '.']);
   step('lint', bin('turbo'), ['run', 'lint', '--output-logs=errors-only', '--concurrency=2', '--continue']);
-  step('typecheck', bin('turbo'), ['run', 'typecheck', '--output-logs=errors-only', '--concurrency=2', '--continue']);
-  const vitestReport = join(reports, 'vitest.json');
-  step(
-    'unit+integration',
-    bin('vitest'),
-    ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestReport}`],
-    () => {
-      const report = readJson(vitestReport);
-      return report
-        ? `${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numPendingTests} skipped`
-        : 'no report';
-    },
-  );
+  step('typecheck', bin('turbo'), [
+    'run',
+    'typecheck',
+    '--output-logs=errors-only',
+    '--concurrency=2',
+    '--continue',
+  ]);
+  // The database-mode matrix (vitest.config.ts): every test on Postgres, then the tests that use the mode under
+  // test again on the embedded database (PGlite).
+  for (const mode of ['postgres', 'embedded']) {
+    const vitestReport = join(reports, `vitest-${mode}.json`);
+    env.FUSEBOX_TEST_DATABASE_MODE = mode;
+    step(
+      `unit+integration (${mode})`,
+      bin('vitest'),
+      ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestReport}`],
+      () => {
+        const report = readJson(vitestReport);
+        return report
+          ? `${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numPendingTests} skipped`
+          : 'no report';
+      },
+    );
+  }
+  delete env.FUSEBOX_TEST_DATABASE_MODE;
   const playwrightReport = join(reports, 'playwright.json');
   env.PLAYWRIGHT_JSON_OUTPUT_NAME = playwrightReport;
   step('e2e', bin('playwright'), ['test', '-c', 'e2e/playwright.config.ts'], () => {

@@ -2,6 +2,8 @@
 import { parseArgs } from 'node:util';
 import { isDatabaseError } from '@fusebox/db/errors';
 import { type Command, UsageError } from './commands/command';
+import { dbExportCommand } from './commands/db-export';
+import { dbImportCommand } from './commands/db-import';
 import { dbMigrateCommand } from './commands/db-migrate';
 import { demoCommand } from './commands/demo';
 import { rolloutsImportCommand } from './commands/rollouts-import';
@@ -12,6 +14,8 @@ import { InvalidEnvironmentError } from './env';
 const COMMANDS: Command[] = [
   serveCommand,
   dbMigrateCommand,
+  dbExportCommand,
+  dbImportCommand,
   rolloutsImportCommand,
   tasksImportCommand,
   demoCommand,

@@ -14,6 +14,11 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** Where the process runs: its working directory (the embedded database's default data dir is `.fusebox` in it). */
+export interface ProcessOptions {
+  cwd?: string;
+}
+
 /**
  * Starts a real `fusebox serve` process on a free port and waits until it listens. Logs are JSON so the
  * listening address can be read from them.
@@ -22,8 +27,10 @@ export async function startServer(
   env: Record<string, string>,
   args: string[] = ['--no-dashboard'],
   timeoutMs = 30_000,
+  options: ProcessOptions = {},
 ): Promise<RunningServer> {
   const child = spawn(process.execPath, [FUSEBOX_BIN, 'serve', ...args], {
+    ...options,
     env: { ...process.env, PORT: '0', FUSEBOX_LOG_FORMAT: 'json', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -69,9 +76,11 @@ export async function startServer(
 export async function runCli(
   args: string[],
   env: Record<string, string> = {},
+  options: ProcessOptions = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   const started = Date.now();
   const child = spawn(process.execPath, [FUSEBOX_BIN, ...args], {
+    ...options,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

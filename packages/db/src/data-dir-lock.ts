@@ -24,14 +24,17 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
       { holderPid: process.pid },
     );
   }
+  // Reserved before the first await, so two opens racing in this process cannot both take it.
+  held.add(dataDir);
   const lockPath = join(dataDir, LOCK_FILE);
   const candidate = join(dataDir, `${LOCK_FILE}.${process.pid}`);
-  await writeFile(candidate, `${process.pid}\n`);
+  let locked = false;
   try {
+    await writeFile(candidate, `${process.pid}\n`);
     for (let attempt = 0; attempt < 2; attempt += 1) {
       try {
         await link(candidate, lockPath);
-        held.add(dataDir);
+        locked = true;
         return async () => {
           held.delete(dataDir);
           await unlink(lockPath).catch(() => {});
@@ -59,6 +62,7 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
       `could not lock the data directory ${dataDir}`,
     );
   } finally {
+    if (!locked) held.delete(dataDir);
     await unlink(candidate).catch(() => {});
   }
 }

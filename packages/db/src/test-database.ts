@@ -148,9 +148,15 @@ export async function createPostgresTestDatabase(
 /**
  * A fresh embedded data directory, copied from one that was initialised (PGlite's initdb takes seconds, tens of
  * them on a loaded machine) and, unless `migrated: false`, migrated: once per PGlite version and set of
- * migrations, by the first test worker that needs it.
+ * migrations, by the first test worker that needs it. For tests that need an embedded database whatever the
+ * mode under test (moving its data into Postgres); others use `createTestDatabase()`.
+ *
+ * @example
+ * const [from, to] = await Promise.all([createEmbeddedTestDatabase(), createPostgresTestDatabase()]);
  */
-async function createEmbeddedTestDatabase(options: TestDatabaseOptions): Promise<EmbeddedTestDatabase> {
+export async function createEmbeddedTestDatabase(
+  options: TestDatabaseOptions = {},
+): Promise<EmbeddedTestDatabase> {
   const template = await embeddedTemplate(options.migrated !== false);
   const name = `${TEST_DATABASE_PREFIX}${process.pid}_${randomBytes(4).toString('hex')}`;
   const dataDir = join(EMBEDDED_ROOT, name);

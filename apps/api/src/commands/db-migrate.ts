@@ -1,8 +1,5 @@
-import { resolve } from 'node:path';
-import { consoleDatabaseLog, openDatabase } from '../database';
-import { readEnv } from '../env';
-import { holdingServer } from '../local-import/holding-server';
 import type { Command } from './command';
+import { heldBy, openCommandDatabase } from './open-command-database';
 
 export const dbMigrateCommand: Command = {
   path: ['db', 'migrate'],
@@ -13,20 +10,11 @@ export const dbMigrateCommand: Command = {
   ],
   options: {},
   async run() {
-    const env = readEnv();
-    let database;
-    try {
-      database = await openDatabase(env, consoleDatabaseLog);
-    } catch (error) {
-      const server = await holdingServer(error);
-      if (!server) throw error;
-      console.error(
-        `fusebox db migrate: the data directory ${resolve(env.FUSEBOX_DATA_DIR)} is held by the Fusebox server ` +
-          `(pid ${server.pid}) at ${server.url}, which applied its migrations when it started; restart it to ` +
-          'apply new ones',
-      );
-      return 1;
-    }
+    const database = await openCommandDatabase(
+      'db migrate',
+      (held) => `${heldBy(held)}, which applied its migrations when it started; restart it to apply new ones`,
+    );
+    if (!database) return 1;
     const { applied, alreadyApplied } = database.migrations;
     await database.close();
     console.log(`${database.location}: ${applied.length} applied, ${alreadyApplied} already applied`);

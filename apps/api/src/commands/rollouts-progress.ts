@@ -18,9 +18,13 @@ export function formatBytes(bytes: number): string {
 /**
  * The import's progress bar on a terminal's stderr: one line redrawn in place at most ten times a second,
  * with bytes, items (`unit`: samples, tasks) and throughput. Off a terminal it draws nothing (logs and CI get
- * the per-file lines).
+ * the per-file lines). `amount` formats the measure of progress, bytes unless said otherwise.
  */
-export function progressBar(stream: NodeJS.WriteStream = process.stderr, unit = 'samples') {
+export function progressBar(
+  stream: NodeJS.WriteStream = process.stderr,
+  unit = 'samples',
+  amount: (value: number) => string = formatBytes,
+) {
   const startedAt = performance.now();
   let drawnAt = 0;
   let visible = false;
@@ -33,8 +37,8 @@ export function progressBar(stream: NodeJS.WriteStream = process.stderr, unit = 
     const rate = progress.bytesDone / Math.max(0.001, (now - startedAt) / 1000);
     stream.write(
       `\r[${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${String(Math.floor(ratio * 100)).padStart(3)}% ` +
-        `${formatBytes(progress.bytesDone)} / ${formatBytes(progress.bytesTotal)} · ` +
-        `${progress.samples.toLocaleString('en-US')} ${unit} · ${formatBytes(rate)}/s\x1b[K`,
+        `${amount(progress.bytesDone)} / ${amount(progress.bytesTotal)} · ` +
+        `${progress.samples.toLocaleString('en-US')} ${unit} · ${amount(rate)}/s\x1b[K`,
     );
     visible = true;
   };
