@@ -2,14 +2,24 @@
 // lifecycles (start, one action, postprocess, compute_reward), against a real `fusebox serve` over loopback with
 // autocannon at concurrency 1, 16 and 64. Each request is paired with what the server recorded for it, so the time
 // spent outside the sandbox (HTTP, validation, session bookkeeping, database writes) is measured per request.
+// Everything runs twice, on Postgres and on the embedded database (PGlite), with /run_code beside it, and the
+// embedded database's start-up is timed.
 // Usage: node --import tsx bench/api/run.ts [--seconds N]
+import { mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon, { type Request } from 'autocannon';
 import { startServer } from '@fusebox/api/testing';
-import { createPrismaClient, type PrismaClient } from '@fusebox/db/client';
-import { createPostgresTestDatabase } from '@fusebox/db/testing';
+import type { PrismaClient } from '@fusebox/db/client';
+import type { DatabaseMode } from '@fusebox/db/database';
+import { openEmbeddedDatabase } from '@fusebox/db/embedded';
+import {
+  type TestDatabase,
+  createEmbeddedTestDatabase,
+  createPostgresTestDatabase,
+} from '@fusebox/db/testing';
 
 const COMMAND = 'node --import tsx bench/api/run.ts';
 const CONCURRENCIES = [1, 16, 64];
@@ -166,6 +176,33 @@ async function cells(url: string, pid: number, c: number, seconds: number): Prom
     p50: quantile(latencies, 0.5),
     p99: quantile(latencies, 0.99),
     serverCpuMs,
+  };
+}
+
+/** `print(1)` through SandboxFusion's /run_code: a fresh sandbox per run, and an execution row per run. */
+async function runCodes(url: string, pid: number, c: number, seconds: number): Promise<Baseline> {
+  const latencies: number[] = [];
+  const request: Request = {
+    method: 'POST',
+    path: '/run_code',
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ code: 'print(1)', language: 'python' }),
+    setupRequest: (req, raw) => {
+      (raw as Context).sentAt = performance.now();
+      return req;
+    },
+    onResponse: (status, _body, raw) => {
+      if (status === 200) latencies.push(performance.now() - (raw as Context).sentAt!);
+    },
+  };
+  const cpuBefore = cpuMs(pid);
+  const result = await autocannon({ url, connections: c, duration: seconds, requests: [request] });
+  return {
+    c,
+    perSecond: latencies.length / seconds,
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    serverCpuMs: (cpuMs(pid) - cpuBefore) / result.requests.total,
   };
 }
 
@@ -334,37 +371,128 @@ function table(unit: string, rows: Row[]): string {
   return [header, header.map(() => '---'), ...cells].map((line) => `| ${line.join(' | ')} |`).join('\n');
 }
 
-async function main() {
-  const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' } } });
-  const seconds = Number(values.seconds);
-  // A lifecycle at c=64 queues its reward behind 63 others' tests: it needs longer to reach a steady state.
-  const lifecycleSeconds = seconds * 3;
-  const loadBefore = loadavg();
-  const database = await createPostgresTestDatabase();
+interface ModeResults {
+  mode: DatabaseMode;
+  actionRows: Row[];
+  baselines: Baseline[];
+  runCodeRows: Baseline[];
+  lifecycleRows: Row[];
+}
+
+/** Every measure against one `fusebox serve` on a fresh database of `mode`. */
+async function measure(mode: DatabaseMode, seconds: number, lifecycleSeconds: number): Promise<ModeResults> {
+  const database: TestDatabase =
+    mode === 'embedded' ? await createEmbeddedTestDatabase() : await createPostgresTestDatabase();
   // Enough interpreters for every session at c=64; the rest is fusebox serve's defaults (global limit 10).
-  const server = await startServer({ DATABASE_URL: database.url, FUSEBOX_SESSION_MAX: '256' });
-  const prisma = createPrismaClient(database.url);
-  const actionRows: Row[] = [];
-  const baselines: Baseline[] = [];
-  const lifecycleRows: Row[] = [];
+  const server = await startServer(
+    { ...database.env, FUSEBOX_SESSION_MAX: '256' },
+    ['--no-dashboard'],
+    180_000,
+  );
+  // Embedded, the server is the one process that can open the database: the stored durations are read through it.
+  const prisma = database.reader();
+  const results: ModeResults = { mode, actionRows: [], baselines: [], runCodeRows: [], lifecycleRows: [] };
+  const pid = server.process.pid!;
   try {
     for (const c of CONCURRENCIES) {
       // Side by side, so both see the same machine.
-      actionRows.push(await actions(server.url, server.process.pid!, prisma, c, seconds));
-      baselines.push(await cells(server.url, server.process.pid!, c, seconds));
-      process.stderr.write(`actions c=${c} done\n`);
+      results.actionRows.push(await actions(server.url, pid, prisma, c, seconds));
+      results.baselines.push(await cells(server.url, pid, c, seconds));
+      results.runCodeRows.push(await runCodes(server.url, pid, c, seconds));
+      process.stderr.write(`${mode}: actions, cells and /run_code at c=${c} done\n`);
     }
     for (const c of CONCURRENCIES) {
-      lifecycleRows.push(await lifecycles(server.url, server.process.pid!, prisma, c, lifecycleSeconds));
-      process.stderr.write(`lifecycles c=${c} done\n`);
+      results.lifecycleRows.push(await lifecycles(server.url, pid, prisma, c, lifecycleSeconds));
+      process.stderr.write(`${mode}: lifecycles c=${c} done\n`);
     }
   } finally {
     await prisma.$disconnect();
     await server.stop();
     await database.drop();
   }
+  return results;
+}
+
+/** Milliseconds from spawning `fusebox serve` on `dataDir` to its first answer to /v1/ping. */
+async function serveToPing(dataDir: string): Promise<{ ms: number; stop: () => Promise<unknown> }> {
+  const started = performance.now();
+  const server = await startServer(
+    { DATABASE_URL: '', FUSEBOX_DATA_DIR: dataDir },
+    ['--no-dashboard'],
+    300_000,
+  );
+  while ((await fetch(`${server.url}/v1/ping`).catch(() => null))?.status !== 200) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return { ms: performance.now() - started, stop: () => server.stop() };
+}
+
+/**
+ * The embedded database's start-up: `fusebox serve` on a new data directory (PGlite's initdb and the migrations)
+ * and on the same directory again, each to its first /v1/ping; and PGlite alone opening the existing directory.
+ */
+async function bootTimes(): Promise<{ firstServeMs: number; secondServeMs: number; pgliteOpenMs: number }> {
+  const dir = await mkdtemp(join(tmpdir(), 'fusebox-bench-boot-'));
+  try {
+    const first = await serveToPing(join(dir, '.fusebox'));
+    await first.stop();
+    const second = await serveToPing(join(dir, '.fusebox'));
+    await second.stop();
+    const opening = performance.now();
+    const db = await openEmbeddedDatabase(join(dir, '.fusebox'));
+    const pgliteOpenMs = performance.now() - opening;
+    await db.close();
+    return { firstServeMs: first.ms, secondServeMs: second.ms, pgliteOpenMs };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function comparisonTable(postgres: ModeResults, embedded: ModeResults): string {
+  const header = [
+    'c',
+    '/run_code/s Postgres',
+    '/run_code/s embedded',
+    '/run_code p50 ms Postgres',
+    '/run_code p50 ms embedded',
+    'lifecycles/s Postgres',
+    'lifecycles/s embedded',
+    'actions/s Postgres',
+    'actions/s embedded',
+  ];
+  const cells = CONCURRENCIES.map((c, index) => [
+    c,
+    postgres.runCodeRows[index]!.perSecond.toFixed(1),
+    embedded.runCodeRows[index]!.perSecond.toFixed(1),
+    postgres.runCodeRows[index]!.p50.toFixed(2),
+    embedded.runCodeRows[index]!.p50.toFixed(2),
+    postgres.lifecycleRows[index]!.perSecond.toFixed(1),
+    embedded.lifecycleRows[index]!.perSecond.toFixed(1),
+    postgres.actionRows[index]!.perSecond.toFixed(1),
+    embedded.actionRows[index]!.perSecond.toFixed(1),
+  ]);
+  return [header, header.map(() => '---'), ...cells].map((line) => `| ${line.join(' | ')} |`).join('\n');
+}
+
+function modeReport({ mode, actionRows, baselines, runCodeRows, lifecycleRows }: ModeResults): string {
+  const name = mode === 'postgres' ? 'Postgres' : 'embedded (PGlite)';
   const overheadAtOne = actionRows[0]?.overheadP50 ?? Number.NaN;
-  const report = [
+  const runCodeTable = [
+    ['c', 'runs/s', 'p50 ms', 'p99 ms', 'server CPU ms'],
+    ['---', '---', '---', '---', '---'],
+    ...runCodeRows.map((row) => [
+      row.c,
+      row.perSecond.toFixed(1),
+      row.p50.toFixed(2),
+      row.p99.toFixed(2),
+      row.serverCpuMs.toFixed(2),
+    ]),
+  ]
+    .map((line) => `| ${line.join(' | ')} |`)
+    .join('\n');
+  return [
+    `## ${name}`,
+    '',
     '### /process_action, `print(1)` in a stateful session (one session per connection)',
     '',
     table('action', actionRows),
@@ -373,12 +501,43 @@ async function main() {
     '',
     baselineTable(actionRows, baselines),
     '',
+    '### /run_code, `print(1)` in a fresh sandbox (run right after each row above)',
+    '',
+    runCodeTable,
+    '',
     '### Session lifecycles: /start_instance, one action, /postprocess, /compute_reward (4 tests)',
     '',
     table('lifecycle', lifecycleRows),
     '',
     `Target: API overhead ≤ 2 ms p50 per action beyond the execution itself. Measured at c=1: ${overheadAtOne.toFixed(2)} ms ` +
       `(${overheadAtOne <= 2 ? 'met' : 'not met'}).`,
+  ].join('\n');
+}
+
+async function main() {
+  const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' } } });
+  const seconds = Number(values.seconds);
+  // A lifecycle at c=64 queues its reward behind 63 others' tests: it needs longer to reach a steady state.
+  const lifecycleSeconds = seconds * 3;
+  const loadBefore = loadavg();
+  const boot = await bootTimes();
+  process.stderr.write(`boot times measured\n`);
+  const postgres = await measure('postgres', seconds, lifecycleSeconds);
+  const embedded = await measure('embedded', seconds, lifecycleSeconds);
+  const report = [
+    '## Embedded (PGlite) and Postgres, side by side',
+    '',
+    comparisonTable(postgres, embedded),
+    '',
+    `Embedded start-up: \`fusebox serve\` on a new data directory answered /v1/ping after ` +
+      `${(boot.firstServeMs / 1000).toFixed(1)} s (PGlite's initdb and the migrations); started again on it, after ` +
+      `${(boot.secondServeMs / 1000).toFixed(1)} s (target: within 10 s, ` +
+      `${boot.secondServeMs <= 10_000 ? 'met' : 'not met'}). PGlite alone opened the existing directory in ` +
+      `${(boot.pgliteOpenMs / 1000).toFixed(1)} s.`,
+    '',
+    modeReport(postgres),
+    '',
+    modeReport(embedded),
   ].join('\n');
   console.log(report);
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
@@ -393,15 +552,17 @@ async function main() {
       `Machine: ${machine}; load average ${load(loadBefore)} before, ${load(loadavg())} after`,
       '',
       `autocannon against a real \`fusebox serve\` on loopback (FUSEBOX_SESSION_MAX=256, every other setting its ` +
-        `default: executor concurrency = cores, global limit 10 on Postgres), ${seconds} s per action row and ` +
-        `${lifecycleSeconds} s per lifecycle row (lifecycles cut off at the end are not counted). Latency is ` +
+        `default: executor concurrency = cores, global limit 10), first on Postgres (the cluster-wide limiter), then ` +
+        `on the embedded database (PGlite, the in-process limiter), ${seconds} s per action, cell and /run_code row ` +
+        `and ${lifecycleSeconds} s per lifecycle row (lifecycles cut off at the end are not counted). Latency is ` +
         "measured per request by the client; the sandbox's part is what the server stored for that request (the " +
         "action's duration: global permit, executor queue and the cell; for a lifecycle also the reward's tests, " +
         'first permit asked to last test done). API overhead = latency − sandbox part: HTTP, validation, session ' +
         'bookkeeping and the database writes that happen before the answer. Share outside the sandbox = total ' +
         'overhead ÷ total latency. Server CPU = CPU time of the `fusebox serve` process itself (HTTP, sessions, ' +
         'Prisma, the executor and limiter clients; not the sandboxed processes) per request: unlike latency, it ' +
-        'barely depends on what else runs on the machine.',
+        'barely depends on what else runs on the machine. The embedded server runs PGlite in its own process, so ' +
+        'its server CPU includes the database.',
       '',
       report,
       '',
