@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +8,7 @@ import { createPostgresTestDatabase, type PostgresTestDatabase } from '@fusebox/
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCodingTasks } from '../src/demo/demo-data';
-import { type RunningServer, runCli, startServer } from './serve-process';
+import { FUSEBOX_BIN, type RunningServer, runCli, startServer } from './serve-process';
 
 /** The server's global limit: small, so the demo's episodes must queue for permits. */
 const LIMIT = 3;
@@ -223,5 +225,37 @@ describe('fusebox demo against a real server', () => {
     const unknown = await runCli(['demo', '--turbo']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("Unknown option '--turbo'");
+  });
+
+  it('stops cleanly on Ctrl-C, keeping the steps already dumped and imported', async () => {
+    const out = join(dir, 'interrupted');
+    const child = spawn(
+      process.execPath,
+      [
+        FUSEBOX_BIN,
+        ...['demo', '--api-url', server.url, '--token', TOKEN, '--out', out],
+        ...['--episodes', '6', '--steps', '50', '--concurrency', '6'],
+      ],
+      { env: { ...process.env, DATABASE_URL: database.url }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = once(child, 'exit');
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes('step 1/50:')) resolve();
+      }),
+    );
+    child.kill('SIGINT');
+    const [code] = (await exited) as [number | null];
+    expect(code).toBe(130);
+    expect(stderr).toContain('fusebox demo: stopped; the steps finished so far are dumped and imported');
+    const { rows } = await client.query<{ samples: number }>(
+      `SELECT count(*)::int AS "samples" FROM "rollout_sample" s JOIN "rollout_run" r ON r."id" = s."run_id"
+       WHERE r."name" = 'interrupted' AND s."step" = 1`,
+    );
+    expect(rows).toEqual([{ samples: 6 }]);
   });
 });
