@@ -32,6 +32,7 @@ export function demoSummary(result: DemoResult): string {
     return group ? [[name, String(group.episodes), mean(group)]] : [];
   });
   const statuses = Object.entries(stats.byStatus)
+    .sort((a, b) => b[1] - a[1])
     .map(([status, count]) => `${status} ${count}`)
     .join(', ');
   const dashboard = settings.dashboardUrl;
@@ -43,7 +44,7 @@ export function demoSummary(result: DemoResult): string {
     ...(cases.length ? ['', textTable(['scripted case', 'episodes', 'mean reward'], cases)] : []),
     '',
     `errors by kind: ${describeErrors(tally.errors)}`,
-    `server: ${stats.executions} executions recorded during the demo${statuses ? ` (${statuses})` : ''}; ` +
+    `server: ${stats.executions} executions recorded during the demo (tool calls and reward tests)${statuses ? `: ${statuses}` : ''}; ` +
       `at most ${stats.peakInFlight} held a permit at once (limit ${result.server.limit ?? 'unknown'}); ` +
       `they spent ${percent(stats.limiterWaitMs, stats.serverMs)} of their time waiting for one.`,
     '',
