@@ -84,12 +84,15 @@ describe('fusebox db export and db import', { timeout: 180_000 }, () => {
 
   it('moves every session, execution, task and rollout from the embedded database into Postgres', async () => {
     const exported = await runCli(['db', 'export', file], embedded.env);
-    expect(exported.stderr).toBe('');
     expect(exported.code).toBe(0);
+    // Progress, off a terminal: a line per table.
+    expect(exported.stderr).toContain('session: 1 rows\n');
+    expect(exported.stderr).toContain('rollout_sample: 3 rows\n');
     expect(exported.stdout).toMatch(/^exported \d+ rows from .+ to .+all\.fusebox\.gz: task 6, session 1, /);
 
     const imported = await runCli(['db', 'import', file], postgres.env);
     expect(imported.code).toBe(0);
+    expect(imported.stderr).toContain('rollout_sample: 3 rows, 3 new\n');
     expect(imported.stdout).toContain(`into ${postgres.url} (0 were already there)`);
 
     const [from, to] = await Promise.all([contents(embedded), contents(postgres)]);

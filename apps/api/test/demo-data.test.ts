@@ -39,7 +39,7 @@ describe("the demo's shipped data", () => {
         { concurrency: 8 },
       );
       const printed = results.map((result) =>
-        'status' in result ? result.run_result?.stdout.trim() : result,
+        'status' in result ? result.run_result?.stdout?.trim() : result,
       );
       expect(printed).toEqual(problems.flatMap((problem) => [problem.answer, problem.mistake_answer]));
       for (const problem of problems) expect(problem.mistake_answer).not.toBe(problem.answer);

@@ -31,6 +31,10 @@ export const dbExportCommand: Command = {
       const summary = await exportDatabase(database, file, {
         onProgress: ({ rowsDone, rowsTotal }) =>
           bar.update({ bytesDone: rowsDone, bytesTotal: rowsTotal, samples: rowsDone }),
+        // Off a terminal there is no bar: logs get a line per table.
+        onTable: ({ name, rows }) => {
+          if (!process.stderr.isTTY) console.error(`${name}: ${rows} rows`);
+        },
       });
       bar.finish({ bytesDone: summary.rows, bytesTotal: summary.rows, samples: summary.rows });
       console.log(

@@ -30,6 +30,10 @@ export const dbImportCommand: Command = {
           last = { bytesDone, bytesTotal, samples: rowsDone };
           bar.update(last);
         },
+        // Off a terminal there is no bar: logs get a line per table.
+        onTable: ({ name, rows, added }) => {
+          if (!process.stderr.isTTY) console.error(`${name}: ${rows} rows, ${added} new`);
+        },
       });
       bar.finish(last);
       const tables = summary.tables.map((table) => `${table.name} ${table.added}/${table.rows}`).join(', ');

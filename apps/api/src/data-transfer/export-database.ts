@@ -34,7 +34,11 @@ export interface ExportSummary {
 export async function exportDatabase(
   database: Database,
   file: string,
-  options: { onProgress?(progress: TransferProgress): void } = {},
+  options: {
+    onProgress?(progress: TransferProgress): void;
+    /** After each table, with its rows. */
+    onTable?(table: { name: string; rows: number }): void;
+  } = {},
 ): Promise<ExportSummary> {
   if (existsSync(file)) {
     throw new DataTransferError(
@@ -102,6 +106,7 @@ export async function exportDatabase(
         // The snapshot counted them: a difference would mean the export is not the snapshot it claims to be.
         if (fetched !== table.rows)
           throw new Error(`${table.name}: counted ${table.rows} rows, read ${fetched}`);
+        options.onTable?.({ name: table.name, rows: fetched });
       }
       await write({ end: true, rows: progress.rowsTotal });
       return { tables: counted.map(({ name, rows }) => ({ name, rows })), rows: progress.rowsTotal };

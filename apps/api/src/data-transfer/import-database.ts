@@ -36,7 +36,11 @@ export interface ImportSummary {
 export async function importDatabase(
   database: Database,
   file: string,
-  options: { onProgress?(progress: TransferProgress): void } = {},
+  options: {
+    onProgress?(progress: TransferProgress): void;
+    /** After each table, with its rows and how many of them were new. */
+    onTable?(table: ImportSummary['tables'][number]): void;
+  } = {},
 ): Promise<ImportSummary> {
   const { size } = await stat(file).catch((error: unknown) => {
     throw new DataTransferError(
@@ -129,6 +133,7 @@ export async function importDatabase(
         }
         await flush();
         loaded.push({ name: table.name, rows: table.rows, added });
+        options.onTable?.(loaded.at(-1)!);
       }
       const end = parse(endLineSchema, await next('its end'), 'the end line');
       if (end.rows !== progress.rowsTotal) {
