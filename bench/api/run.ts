@@ -6,7 +6,7 @@
 // embedded database's start-up is timed.
 // Usage: node --import tsx bench/api/run.ts [--seconds N]
 import { mkdtemp, rm } from 'node:fs/promises';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,6 +20,7 @@ import {
   createEmbeddedTestDatabase,
   createPostgresTestDatabase,
 } from '@fusebox/db/testing';
+import { writeResults } from '../write-results';
 
 const COMMAND = 'node --import tsx bench/api/run.ts';
 const CONCURRENCIES = [1, 16, 64];
@@ -542,7 +543,7 @@ async function main() {
   console.log(report);
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
   const load = (values: number[]) => values.map((value) => value.toFixed(1)).join(' ');
-  writeFileSync(
+  await writeResults(
     new URL('RESULTS.md', import.meta.url),
     [
       '# Agent session API benchmark',

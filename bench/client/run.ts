@@ -2,11 +2,11 @@
 // answer, on one keep-alive loopback server, at concurrency 1 and 64. Usage: node --import tsx bench/client/run.ts
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Agent } from 'undici';
 import { createSandboxClient } from '@fusebox/sandbox-client/client';
+import { writeResults } from '../write-results';
 
 const REQUEST = { code: 'print("Hello, world!")', language: 'python' } as const;
 const CONCURRENCIES = [1, 64];
@@ -96,8 +96,8 @@ async function main() {
     `${cpuInfo.length} × ${cpuInfo[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, ` +
     `Node ${process.version}, ${process.platform}; 1-minute load average ${loadBefore.toFixed(1)} before, ` +
     `${loadavg()[0]!.toFixed(1)} after (other work shares the machine)`;
-  writeFileSync(
-    fileURLToPath(new URL('RESULTS.md', import.meta.url)),
+  await writeResults(
+    new URL('RESULTS.md', import.meta.url),
     `# sandbox-client overhead per call\n\n` +
       `\`createSandboxClient().runCode()\` (zod validation of the answer, retry loop, deadline and abort wiring) ` +
       `against a bare undici \`request\` plus \`JSON.parse\` of the same answer, both over keep-alive to one ` +

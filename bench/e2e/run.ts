@@ -6,13 +6,12 @@
 // baseline (a fresh python3 per call, so every turn replays the earlier ones), at Fusebox's /run_code (likewise),
 // and at Fusebox's stateful sessions (each turn runs only its own cell): latency per turn shows the speed-up.
 // Usage: node --import tsx bench/e2e/run.ts [--episodes N]
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { format, resolveConfig } from 'prettier';
 import { runCli, startServer } from '@fusebox/api/testing';
 import { createPostgresTestDatabase } from '@fusebox/db/testing';
 import type { BaseTool } from '@fusebox/tools/base-tool';
@@ -22,6 +21,7 @@ import { scriptedGenerate } from '@fusebox/tools/generate/scripted';
 import { runBatch } from '@fusebox/tools/run-batch';
 import { startSandboxFusionStandin } from './sandbox-fusion-standin';
 import { SessionCodeTool } from './session-code-tool';
+import { writeResults } from '../write-results';
 
 const { values } = parseArgs({ options: { episodes: { type: 'string', default: '512' } } });
 const EPISODES = Number(values.episodes);
@@ -288,11 +288,7 @@ async function main() {
       `### One episode at a time\n\n` +
       `The same episodes, ${SEQUENTIAL_EPISODES} of them one after another, so each turn's latency is its own work ` +
       `and overhead with no queueing: p50 per turn, and the baseline's p50 divided by each row's.\n\n${perTurn}\n`;
-    // Written as Prettier would, so `npm test`'s format check passes on a fresh result.
-    await writeFile(
-      results,
-      await format(markdown, { ...(await resolveConfig(results)), filepath: results }),
-    );
+    await writeResults(results, markdown);
   } finally {
     await standin.stop();
     await server.stop();

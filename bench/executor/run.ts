@@ -3,7 +3,7 @@
 // what recording executions costs. Usage: node --import tsx bench/executor/run.ts [--passes N]
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -11,6 +11,7 @@ import { Agent } from 'undici';
 import { startServer } from '@fusebox/api/testing';
 import { createPrismaClient } from '@fusebox/db/client';
 import { createPostgresTestDatabase } from '@fusebox/db/testing';
+import { writeResults } from '../write-results';
 
 const COMMAND = 'node --import tsx bench/executor/run.ts';
 const CODE = 'print(1)';
@@ -314,7 +315,7 @@ async function main() {
   console.log(report);
 
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-  writeFileSync(
+  await writeResults(
     new URL('RESULTS.md', import.meta.url),
     [
       '# Executor benchmark',

@@ -4,15 +4,14 @@
 // Naming contenders runs only those and prints the table without writing RESULTS.md.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { format, resolveConfig } from 'prettier';
 import { startThrowawayPostgres } from '@fusebox/rate-limiter/testing';
 import { maxOverlap } from '@fusebox/rate-limiter/testing/max-overlap';
 import { CONTENDERS, type ContenderConfig, type ContenderName } from './contenders';
 import { countInversions, percentile } from './measures';
 import type { WorkerCommand, WorkerReply } from './worker';
+import { writeResults } from '../write-results';
 
 const COMMAND = 'node --import tsx bench/limiter/run.ts';
 const LIMIT = 10;
@@ -186,8 +185,7 @@ async function main() {
     table,
     '',
   ].join('\n');
-  // Formatted as the repository's format check expects, so committing a run needs no extra step.
-  writeFileSync(results, await format(markdown, { ...(await resolveConfig(results)), filepath: results }));
+  await writeResults(results, markdown);
 }
 
 await main();

@@ -4,7 +4,7 @@
 // [--steps 100] [--samples-per-step 1000] [--keep-data]
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { chromium } from '@playwright/test';
 import pg from 'pg';
 import { writeSyntheticDump } from './synthetic-dump';
+import { writeResults } from '../write-results';
 
 const COMMAND = 'node --import tsx bench/rollouts/run.ts';
 const FUSEBOX = fileURLToPath(new URL('../../apps/api/bin/fusebox.js', import.meta.url));
@@ -241,7 +242,7 @@ async function main() {
     const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}`;
     const loadAfter = loadavg()[0]!;
     console.log(`${table}\n\n${searchTable}`);
-    await writeFile(
+    await writeResults(
       new URL('RESULTS.md', import.meta.url),
       `# Rollout browser at scale\n\n` +
         `- Command: \`${COMMAND}${steps !== 100 || samplesPerStep !== 1000 ? ` --steps ${steps} --samples-per-step ${samplesPerStep}` : ''}\`\n` +

@@ -2,9 +2,7 @@
 // everything measured is the driver (state machine, parsing, truncation, token counting, tool lifecycle).
 // (2) Throughput: a 256-episode batch of scripted turns whose code really runs in Fusebox's sandbox through a
 // real `fusebox serve`. Usage: node --import tsx bench/tools/run.ts [--overhead-only]
-import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { startServer } from '@fusebox/api/testing';
 import { createPostgresTestDatabase } from '@fusebox/db/testing';
 import { createSandboxClient } from '@fusebox/sandbox-client/client';
@@ -15,6 +13,7 @@ import type { Generate } from '@fusebox/tools/generate';
 import { scriptedGenerate } from '@fusebox/tools/generate/scripted';
 import { runBatch } from '@fusebox/tools/run-batch';
 import { runEpisode } from '@fusebox/tools/run-episode';
+import { writeResults } from '../write-results';
 
 const COMMAND = 'node --import tsx bench/tools/run.ts';
 const TURNS = 4; // 3 turns with a tool call, then a final answer
@@ -177,8 +176,8 @@ async function main() {
 
   const cpu = cpus();
   const machine = `${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}, load average ${load} at start`;
-  writeFileSync(
-    fileURLToPath(new URL('RESULTS.md', import.meta.url)),
+  await writeResults(
+    new URL('RESULTS.md', import.meta.url),
     `# Rollout driver: overhead per turn and batch throughput\n\n` +
       `- command: \`${COMMAND}\`\n- date: ${new Date().toISOString()}\n- machine: ${machine}\n\n` +
       `## Driver overhead per turn\n\n` +
