@@ -59,5 +59,5 @@ export const validationErrorSchema = z.object({
   ),
 });
 
-/** Every other refusal of the sandbox routes and of the bearer-token check: 401, 404, 409, 413, 429, 503. */
+/** Every other refusal of the sandbox routes and of the bearer-token check: 401, 404, 409, 413, 429, 502, 503. */
 export const detailErrorSchema = z.object({ detail: z.string() });

@@ -53,6 +53,10 @@ const runErrors = {
     'The executor queue is full, or no global permit came in time; see Retry-After',
     detailErrorSchema,
   ),
+  502: json(
+    'SANDBOX_FUSION_URL is set and that upstream SandboxFusion did not answer usably (down, or a bad answer)',
+    detailErrorSchema,
+  ),
   503: json('The server is shutting down, or the limiter database is unreachable', detailErrorSchema),
   ...unauthorized,
 };

@@ -40,6 +40,7 @@ export async function buildServer(services: Services, options: ServerOptions = {
     const gate = services.gate ?? localExecutionGate(services.env);
     await registerSandboxRoutes(app, {
       executor: services.executor,
+      runner: services.upstream ?? services.executor,
       prisma: services.prisma,
       gate,
       maxBodyBytes: services.env.FUSEBOX_MAX_BODY_BYTES,

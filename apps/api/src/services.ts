@@ -3,6 +3,7 @@ import type { Executor } from '@fusebox/local-sandbox/executor';
 import type { Env } from './env';
 import type { ExecutionGate } from './execution-gate';
 import type { LocalAccess } from './routes/local';
+import type { UpstreamRunner } from './upstream-sandbox';
 
 /**
  * Everything a route or a tRPC procedure may use, built once at start-up by `createServices` and passed down,
@@ -14,6 +15,8 @@ export interface Services {
   startedAt: Date;
   /** The local sandbox executor; without it the server has no execution routes (tests of other routes). */
   executor?: Executor;
+  /** SANDBOX_FUSION_URL: `/run_code` and `/run_jupyter` run there instead of on `executor` (sessions stay local). */
+  upstream?: UpstreamRunner;
   /** The global limit on executions; without one, a limit for this process alone. */
   gate?: ExecutionGate;
   /** Set when this server holds an embedded data directory, for other processes to use it through (routes/local.ts). */

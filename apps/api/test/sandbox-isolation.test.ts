@@ -1,8 +1,11 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUSEBOX_BIN, startServer } from './serve-process';
+
+/** Children still running when the file ends (a timed-out test): killed, so none holds the data directory. */
+const children = new Set<ChildProcess>();
 
 /**
  * Runs `fusebox serve` where no namespace can be created: inside a bubblewrap sandbox that forbids creating
@@ -28,19 +31,25 @@ async function serveWithoutNamespaces(env: Record<string, string>) {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
+  children.add(child);
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const [code] = (await once(child, 'exit')) as [number | null];
+  children.delete(child);
   return { code, output };
 }
 
-describe('fusebox serve without working isolation', () => {
+// Embedded, opening the database alone can take tens of seconds on a loaded machine.
+describe('fusebox serve without working isolation', { timeout: 120_000 }, () => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase();
   });
-  afterAll(() => database?.drop());
+  afterAll(async () => {
+    for (const child of children) child.kill('SIGKILL');
+    await database?.drop();
+  });
 
   it('refuses to start, saying why and how to run without isolation', async () => {
     const { code, output } = await serveWithoutNamespaces({ ...database.env });

@@ -26,7 +26,7 @@ export interface ProcessOptions {
 export async function startServer(
   env: Record<string, string>,
   args: string[] = ['--no-dashboard'],
-  timeoutMs = 30_000,
+  timeoutMs = 90_000,
   options: ProcessOptions = {},
 ): Promise<RunningServer> {
   const child = spawn(process.execPath, [FUSEBOX_BIN, 'serve', ...args], {

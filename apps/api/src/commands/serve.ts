@@ -11,6 +11,7 @@ import { createLogger } from '../logger';
 import { createServerExecutor } from '../sandbox-executor';
 import { loadBuiltinTasks } from '../tasks/builtin-tasks';
 import { buildServer } from '../server';
+import { createUpstreamRunner } from '../upstream-sandbox';
 import type { Services } from '../services';
 import { VERSION } from '../version';
 import type { Command } from './command';
@@ -61,6 +62,7 @@ export const serveCommand: Command = {
       console.error(`fusebox: ${error.message}`);
       return 1;
     }
+    const upstream = env.SANDBOX_FUSION_URL ? createUpstreamRunner(env.SANDBOX_FUSION_URL) : undefined;
     // Embedded, this process alone can open the database: other processes on the machine go through it.
     const token = database.readOnlyQuery ? randomBytes(32).toString('hex') : undefined;
     const services: Services = {
@@ -68,6 +70,7 @@ export const serveCommand: Command = {
       prisma,
       startedAt,
       executor,
+      ...(upstream ? { upstream } : {}),
       gate,
       ...(token && database.readOnlyQuery
         ? { local: { token, sql: database.sql, readOnlyQuery: database.readOnlyQuery } }
@@ -79,6 +82,12 @@ export const serveCommand: Command = {
         `(limiter key ${gate.key}, ${mode === 'postgres' ? 'shared by every API process on this database' : 'this process'}); ` +
         `executor: ${executor.options.concurrency} at once, isolation ${executor.options.isolation}`,
     );
+    if (upstream) {
+      app.log.info(
+        `/run_code and /run_jupyter run on the upstream SandboxFusion at ${upstream.endpoint} (SANDBOX_FUSION_URL); ` +
+          'sessions and agent actions run on this machine',
+      );
+    }
     app.log.info(
       `agent sessions: ${builtinTasks} builtin tasks; at most ${env.FUSEBOX_AGENT_SESSION_MAX} active, ` +
         `idle timeout ${env.FUSEBOX_AGENT_SESSION_IDLE_TIMEOUT_S} s`,
@@ -107,7 +116,7 @@ export const serveCommand: Command = {
           resolve(1);
         }, SHUTDOWN_DEADLINE_MS).unref();
         void Promise.allSettled([app.close(), dashboard?.stop()])
-          .then(() => executor.close())
+          .then(() => Promise.allSettled([executor.close(), upstream?.close()]))
           .then(() => gate.close())
           .then(() => record?.remove())
           .then(() => database.close())

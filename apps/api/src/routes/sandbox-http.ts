@@ -15,6 +15,7 @@ import {
   LimiterUnavailableError,
 } from '@fusebox/rate-limiter/errors';
 import type { z } from 'zod';
+import { UpstreamSandboxError } from '../upstream-sandbox';
 
 /** A body that is not JSON: kept as the parse error so the route can answer 422 the way FastAPI does. */
 class InvalidJson {
@@ -93,7 +94,7 @@ export function abortOnDisconnect(reply: FastifyReply): AbortSignal {
 /**
  * Answers the executor's and the global limiter's refusals with their HTTP status: 429 with Retry-After when
  * saturated, 503 when shutting down or when the limiter's database does not answer, 404/409 for sessions, 422
- * for a path the sandbox refuses. Returns false for anything else.
+ * for a path the sandbox refuses, 502 when the upstream SandboxFusion fails. Returns false for anything else.
  */
 export function sendRefusal(reply: FastifyReply, error: unknown): boolean {
   if (error instanceof QueueFullError) {
@@ -116,6 +117,8 @@ export function sendRefusal(reply: FastifyReply, error: unknown): boolean {
     sendJson(reply, 409, { detail: error.message });
   } else if (error instanceof UnsafePathError) {
     sendJson(reply, 422, { detail: error.message });
+  } else if (error instanceof UpstreamSandboxError) {
+    sendJson(reply, 502, { detail: error.message });
   } else {
     return false;
   }

@@ -1,22 +1,23 @@
 import type { FastifyInstance } from 'fastify';
-import type { Executor } from '@fusebox/local-sandbox/executor';
 import { runCodeRequestSchema, runJupyterRequestSchema } from '@fusebox/sandbox-client/protocol';
 import type { z } from 'zod';
 import type { ExecutionGate, ExecutionTiming } from '../execution-gate';
 import type { ExecutionRecorder, ExecutionRow } from '../execution-recorder';
 import { lostCodeExecution, lostJupyterExecution } from '../lost-permit';
 import { runCodeRow, runJupyterRow } from '../sandbox-execution-rows';
+import type { CodeRunner } from '../upstream-sandbox';
 import { abortOnDisconnect, parseBody, sendJson, sendRefusal } from './sandbox-http';
 
 /**
- * SandboxFusion's execution routes, answered by the local executor in SandboxFusion's exact format: HTTP 200
+ * SandboxFusion's execution routes, answered by `runner` (the local executor or an upstream SandboxFusion) in
+ * SandboxFusion's exact format: HTTP 200
  * even for `SandboxError`, 422 with pydantic's `detail` for a bad body. Every execution is recorded after its
  * response is sent. Each runs under a global permit of `gate`; one whose permit is lost mid-run is aborted and
  * answers `SandboxError`.
  */
 export function registerRunRoutes(
   scope: FastifyInstance,
-  executor: Executor,
+  runner: CodeRunner,
   recorder: ExecutionRecorder,
   gate: ExecutionGate,
 ): void {
@@ -47,14 +48,14 @@ export function registerRunRoutes(
   route(
     '/run_code',
     runCodeRequestSchema,
-    (body, signal) => executor.runCode(body, { signal }),
+    (body, signal) => runner.runCode(body, { signal }),
     runCodeRow,
     lostCodeExecution,
   );
   route(
     '/run_jupyter',
     runJupyterRequestSchema,
-    (body, signal) => executor.runJupyter(body, { signal }),
+    (body, signal) => runner.runJupyter(body, { signal }),
     runJupyterRow,
     lostJupyterExecution,
   );

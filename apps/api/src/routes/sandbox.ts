@@ -2,13 +2,17 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Executor } from '@fusebox/local-sandbox/executor';
 import type { PrismaClient } from '@fusebox/db/client';
 import type { ExecutionGate } from '../execution-gate';
+import type { CodeRunner } from '../upstream-sandbox';
 import { ExecutionRecorder } from '../execution-recorder';
 import { registerRunRoutes } from './sandbox-run';
 import { registerSessionRoutes } from './sandbox-sessions';
 import { acceptJsonBodies, sendJson } from './sandbox-http';
 
 export interface SandboxRouteOptions {
+  /** Runs the stateful sessions (and, without `runner`, everything). */
   executor: Executor;
+  /** Runs `/run_code` and `/run_jupyter`: the executor, or an upstream SandboxFusion. */
+  runner: CodeRunner;
   prisma: PrismaClient;
   /** The global limit every execution runs under. */
   gate: ExecutionGate;
@@ -17,8 +21,8 @@ export interface SandboxRouteOptions {
 }
 
 /**
- * The local executor's routes: SandboxFusion's `/run_code` and `/run_jupyter`, and stateful sessions under
- * `/v1/sandbox/sessions`. They live in their own scope, with their own body parsing and error replies; the
+ * The execution routes: SandboxFusion's `/run_code` and `/run_jupyter` (on the local executor or an upstream),
+ * and the local executor's stateful sessions under `/v1/sandbox/sessions`. They live in their own scope, with their own body parsing and error replies; the
  * execution recorder is flushed when the server closes.
  */
 export async function registerSandboxRoutes(
@@ -42,7 +46,7 @@ export async function registerSandboxRoutes(
         detail: error.statusCode && error.statusCode < 500 ? error.message : 'Internal Server Error',
       });
     });
-    registerRunRoutes(scope, options.executor, recorder, options.gate);
+    registerRunRoutes(scope, options.runner, recorder, options.gate);
     registerSessionRoutes(scope, options.executor, recorder, options.gate);
     done();
   });
