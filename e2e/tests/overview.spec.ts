@@ -18,7 +18,9 @@ test('before any execution, the overview says how to send the first one', async 
   await page.goto('/');
   const empty = page.getByRole('region', { name: 'No executions yet' });
   await expect(empty).toBeVisible();
-  await expect(empty).toContainText('/run_code');
+  // The running API's own address, ready to paste, not a default port.
+  await expect(empty).toContainText(`curl -s ${API_URL}/run_code`);
+  await expect(empty).toContainText(`sandbox_fusion_url to ${API_URL}/run_code`);
   await saveScreenshot(page, 'overview-empty');
 });
 

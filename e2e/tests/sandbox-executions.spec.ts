@@ -30,7 +30,7 @@ test('executions are listed newest first, filter by status, and open with code, 
   await expect(page.getByLabel('code', { exact: true }).locator('.hljs-keyword').first()).toBeVisible();
   await expect(page.getByLabel('stdout')).toContainText('about to fail');
   const timings = page.getByRole('region', { name: 'timings' });
-  await expect(timings).toContainText('limiter wait');
+  await expect(timings).toContainText('permit wait · sandbox queue');
   await expect(timings).toContainText('on run_code');
   await expect(timings).toContainText('Finished · 3');
   await saveScreenshot(page, 'execution-detail');

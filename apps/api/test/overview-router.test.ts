@@ -48,7 +48,8 @@ describe('the overview router', () => {
           acquiredAt: at(12),
           finishedAt: at(20),
           runMs: 8000,
-          queueWaitMs: 2000,
+          // 2 s for the permit, then 0.5 s for a sandbox slot.
+          queueWaitMs: 2500,
           status: 'Failed',
         },
       ].map((row) => ({ ...row, source: 'run_code', language: 'python', code: 'x', limiterKey: 'gpu' })),
@@ -70,6 +71,9 @@ describe('the overview router', () => {
     expect(gpu.points.reduce((sum, point) => sum + point.finished, 0)).toBe(3);
     expect(gpu.statuses).toEqual({ Success: 2, Failed: 1 });
     expect(gpu.runMs.p50).toBe(8000);
-    expect(gpu.queueWaitMs.p95).toBeGreaterThan(1000);
+    expect(gpu.permitWaitMs).toMatchObject({ p50: 0 });
+    expect(gpu.permitWaitMs.p95).toBeCloseTo(1800, 0);
+    expect(gpu.sandboxQueueMs).toMatchObject({ p50: 0 });
+    expect(gpu.sandboxQueueMs.p95).toBeCloseTo(450, 0);
   });
 });

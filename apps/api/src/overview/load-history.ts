@@ -21,7 +21,10 @@ export interface KeyHistory {
   /** Executions finished per second over the last minute. */
   perSecond: number;
   runMs: { p50: number | null; p95: number | null };
-  queueWaitMs: { p50: number | null; p95: number | null };
+  /** Waiting for a permit of the key: the global limit holding executions back. */
+  permitWaitMs: { p50: number | null; p95: number | null };
+  /** Waiting, permit in hand, for a slot of the executor: the sandbox machine itself being the bottleneck. */
+  sandboxQueueMs: { p50: number | null; p95: number | null };
   /** Finished executions by SandboxFusion status (Success, Failed, SandboxError). */
   statuses: Record<string, number>;
 }
@@ -53,14 +56,17 @@ interface SummaryRow {
   last_minute: number;
   run_p50: number | null;
   run_p95: number | null;
-  wait_p50: number | null;
-  wait_p95: number | null;
+  permit_p50: number | null;
+  permit_p95: number | null;
+  sandbox_p50: number | null;
+  sandbox_p95: number | null;
 }
 
 /**
  * Load over the last `minutes`, per limiter key, from the `execution` table. In flight and waiting over time are
  * exact: a running sum over every execution's acquired→finished and requested→acquired instants, taking the
- * peak per bucket. With them: throughput, run-time and queue-wait percentiles, and statuses. Executions are
+ * peak per bucket. With them: throughput, run-time percentiles, and statuses; and where executions waited: for a
+ * permit (requested → acquired) or, permit held, in the executor's queue (the rest of `queue_wait_ms`). Executions are
  * recorded when they finish, so the ones running now appear in the live numbers, not here.
  */
 export async function loadHistory(
@@ -105,9 +111,12 @@ export async function loadHistory(
       count(*) FILTER (WHERE "finished_at" >= ${to}::timestamptz - interval '1 minute')::int AS last_minute,
       percentile_cont(0.5) WITHIN GROUP (ORDER BY coalesce("compile_ms", 0) + "run_ms") AS run_p50,
       percentile_cont(0.95) WITHIN GROUP (ORDER BY coalesce("compile_ms", 0) + "run_ms") AS run_p95,
-      percentile_cont(0.5) WITHIN GROUP (ORDER BY "queue_wait_ms") AS wait_p50,
-      percentile_cont(0.95) WITHIN GROUP (ORDER BY "queue_wait_ms") AS wait_p95
-    FROM "execution"
+      percentile_cont(0.5) WITHIN GROUP (ORDER BY permit_ms) AS permit_p50,
+      percentile_cont(0.95) WITHIN GROUP (ORDER BY permit_ms) AS permit_p95,
+      percentile_cont(0.5) WITHIN GROUP (ORDER BY greatest("queue_wait_ms" - permit_ms, 0)) AS sandbox_p50,
+      percentile_cont(0.95) WITHIN GROUP (ORDER BY greatest("queue_wait_ms" - permit_ms, 0)) AS sandbox_p95
+    FROM "execution",
+      LATERAL (SELECT coalesce(extract(epoch FROM "acquired_at" - "requested_at") * 1000, 0)::float8 AS permit_ms) permit
     WHERE "requested_at" >= ${from}::timestamptz - ${LONGEST_RUN}::interval AND "finished_at" >= ${from}
       AND "finished_at" <= ${to}
     GROUP BY 1`;
@@ -151,7 +160,8 @@ export async function loadHistory(
         finished: summary?.finished ?? 0,
         perSecond: (summary?.last_minute ?? 0) / 60,
         runMs: { p50: summary?.run_p50 ?? null, p95: summary?.run_p95 ?? null },
-        queueWaitMs: { p50: summary?.wait_p50 ?? null, p95: summary?.wait_p95 ?? null },
+        permitWaitMs: { p50: summary?.permit_p50 ?? null, p95: summary?.permit_p95 ?? null },
+        sandboxQueueMs: { p50: summary?.sandbox_p50 ?? null, p95: summary?.sandbox_p95 ?? null },
         statuses: Object.fromEntries(
           statuses.filter((row) => row.key === key).map((row) => [row.status, row.count]),
         ),

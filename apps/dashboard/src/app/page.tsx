@@ -1,11 +1,15 @@
+import { connection } from 'next/server';
 import { HealthCard } from '~/components/health-card';
+import { env } from '~/env';
 import { LoadOverview } from '~/overview/load-overview';
 
-export default function OverviewPage() {
+export default async function OverviewPage() {
+  // Rendered per request, so the API address is the running server's, not the build's.
+  await connection();
   return (
     <>
       <h1>Overview</h1>
-      <LoadOverview />
+      <LoadOverview apiUrl={env.FUSEBOX_API_URL} />
       <HealthCard />
     </>
   );

@@ -7,7 +7,7 @@ import { Loading, ProblemCard } from '~/components/query-state';
 import { formatMs, formatTime } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
 
-/** One execution: its code, what it printed, and where its time went (queue wait vs compile vs run). */
+/** One execution: its code, what it printed, and where its time went (permit wait, sandbox queue, compile, run). */
 export function ExecutionDetail({ id }: { id: string }) {
   const trpc = useTRPC();
   const execution = useQuery(trpc.executions.byId.queryOptions({ id }));
@@ -19,6 +19,10 @@ export function ExecutionDetail({ id }: { id: string }) {
       </ProblemCard>
     );
   const e = execution.data;
+  // The permit's wait is the timestamps' gap; the rest of the recorded wait was the executor's queue.
+  const permitWaitMs = e.acquiredAt
+    ? new Date(e.acquiredAt).getTime() - new Date(e.requestedAt).getTime()
+    : null;
   return (
     <>
       <h1>
@@ -32,10 +36,11 @@ export function ExecutionDetail({ id }: { id: string }) {
           </dd>
           <dt>requested</dt>
           <dd>{formatTime(e.requestedAt)}</dd>
-          <dt>limiter wait</dt>
+          <dt>permit wait · sandbox queue</dt>
           <dd>
-            {formatMs(e.queueWaitMs)}
-            {e.limiterKey ? ` on ${e.limiterKey}` : ''}
+            {formatMs(permitWaitMs)}
+            {e.limiterKey ? ` on ${e.limiterKey}` : ''} ·{' '}
+            {formatMs(Math.max(e.queueWaitMs - (permitWaitMs ?? 0), 0))}
           </dd>
           <dt>compile · run</dt>
           <dd>

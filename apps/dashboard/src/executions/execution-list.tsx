@@ -4,6 +4,7 @@ import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { ChoiceFilter } from '~/components/choice-filter';
 import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
+import { FirstExecution } from '~/components/first-execution';
 import { useQueryParams } from '~/components/use-query-params';
 import { InfiniteList } from '~/components/infinite-list';
 import { formatMs, formatTime } from '~/components/format';
@@ -19,7 +20,7 @@ function toMs(local: string | null): number | undefined {
 }
 
 /** Every execution, newest first, filtered by status, language, time range and session, all in the URL. */
-export function ExecutionList() {
+export function ExecutionList({ apiUrl }: { apiUrl: string }) {
   const trpc = useTRPC();
   const { search, set } = useQueryParams();
   const status = STATUSES.find((candidate) => candidate === search.get('status'));
@@ -91,12 +92,7 @@ export function ExecutionList() {
         <ProblemCard error={list.error} what="Executions" />
       ) : list.data.pages[0]?.items.length === 0 ? (
         <EmptyState title={filtered ? 'No execution matches these filters' : 'No executions yet'}>
-          {filtered ? (
-            <p>Loosen a filter above.</p>
-          ) : (
-            <pre className="code">{`curl -s http://127.0.0.1:8080/run_code -H 'content-type: application/json' \\
-  -d '{"code": "print(1)", "language": "python"}'`}</pre>
-          )}
+          {filtered ? <p>Loosen a filter above.</p> : <FirstExecution apiUrl={apiUrl} />}
         </EmptyState>
       ) : (
         <InfiniteList

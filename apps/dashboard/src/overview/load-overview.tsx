@@ -7,6 +7,7 @@ import type { inferRouterOutputs } from '@trpc/server';
 import { useEffect, useState } from 'react';
 import { LineChart } from '~/components/line-chart';
 import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
+import { FirstExecution } from '~/components/first-execution';
 import { formatMs } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
 
@@ -71,33 +72,48 @@ function KeyCard({
           <span className="muted"> executions/s</span>
         </div>
       </div>
-      <dl>
-        <dt>run time p50 / p95</dt>
-        <dd>
-          {formatMs(history?.runMs.p50)} / {formatMs(history?.runMs.p95)}
-        </dd>
-        <dt>queue wait p50 / p95</dt>
-        <dd>
-          {formatMs(history?.queueWaitMs.p50)} / {formatMs(history?.queueWaitMs.p95)}
-        </dd>
-        <dt>errors ({MINUTES} min)</dt>
-        <dd>
-          {finished === 0
-            ? '–'
-            : `${((errors / finished) * 100).toFixed(1)}% of ${finished}: ${Object.entries(statuses)
-                .map(([status, count]) => `${status} ${count}`)
-                .join(', ')}`}
-        </dd>
-      </dl>
+      {live?.source === 'executor' ? (
+        <p className="muted">
+          Its queue shows on each limiter&apos;s card as <em>sandbox queue</em>: time spent with a permit,
+          waiting for a slot here.
+        </p>
+      ) : (
+        <dl>
+          <dt>run time p50 / p95</dt>
+          <dd>
+            {formatMs(history?.runMs.p50)} / {formatMs(history?.runMs.p95)}
+          </dd>
+          <dt title="requested → permit granted: the global limit holding executions back">
+            permit wait p50 / p95
+          </dt>
+          <dd data-testid={`permit-wait-${keyName}`}>
+            {formatMs(history?.permitWaitMs.p50)} / {formatMs(history?.permitWaitMs.p95)}
+          </dd>
+          <dt title="permit granted → sandbox slot: this machine's executor being the bottleneck">
+            sandbox queue p50 / p95
+          </dt>
+          <dd data-testid={`sandbox-queue-${keyName}`}>
+            {formatMs(history?.sandboxQueueMs.p50)} / {formatMs(history?.sandboxQueueMs.p95)}
+          </dd>
+          <dt>errors ({MINUTES} min)</dt>
+          <dd>
+            {finished === 0
+              ? '–'
+              : `${((errors / finished) * 100).toFixed(1)}% of ${finished}: ${Object.entries(statuses)
+                  .map(([status, count]) => `${status} ${count}`)
+                  .join(', ')}`}
+          </dd>
+        </dl>
+      )}
     </section>
   );
 }
 
 /**
- * Live load per limiter key: permits in flight against the limit, waiters, throughput, run-time and queue-wait
- * percentiles, errors, and the last 15 minutes as a chart that the live stream keeps extending.
+ * Live load per limiter key: permits in flight against the limit, waiters, throughput, run-time percentiles,
+ * where executions waited (for a permit, or for a sandbox slot), errors, and the last 15 minutes as a chart that the live stream keeps extending.
  */
-export function LoadOverview() {
+export function LoadOverview({ apiUrl }: { apiUrl: string }) {
   const trpc = useTRPC();
   const history = useQuery({
     ...trpc.overview.history.queryOptions({ minutes: MINUTES, bucketSeconds: BUCKET_SECONDS }),
@@ -152,12 +168,7 @@ export function LoadOverview() {
         history.data.keys.length === 0) ? (
         <EmptyState title="No executions yet">
           <p>Send the first one and watch it here:</p>
-          <pre className="code">{`curl -s http://127.0.0.1:8080/run_code -H 'content-type: application/json' \\
-  -d '{"code": "print(1)", "language": "python"}'`}</pre>
-          <p>
-            From verl, set the SandboxFusion tool&apos;s <code>sandbox_fusion_url</code> to{' '}
-            <code>http://HOST:8080/run_code</code>.
-          </p>
+          <FirstExecution apiUrl={apiUrl} />
         </EmptyState>
       ) : null}
       <div className="key-cards">

@@ -1,13 +1,17 @@
+import { connection } from 'next/server';
 import { Suspense } from 'react';
 import { Loading } from '~/components/query-state';
+import { env } from '~/env';
 import { ExecutionList } from '~/executions/execution-list';
 
-export default function ExecutionsPage() {
+export default async function ExecutionsPage() {
+  // Rendered per request, so the API address is the running server's, not the build's.
+  await connection();
   return (
     <>
       <h1>Executions</h1>
       <Suspense fallback={<Loading what="executions" />}>
-        <ExecutionList />
+        <ExecutionList apiUrl={env.FUSEBOX_API_URL} />
       </Suspense>
     </>
   );
