@@ -57,6 +57,48 @@ describe('the embedded database', () => {
     await reopened.close();
   });
 
+  it('gives a stale lock to exactly one of several processes taking it over at once', async () => {
+    const dataDir = join(root, 'race');
+    await mkdir(dataDir, { recursive: true });
+    // The pid of a process that has exited: its lock was left behind.
+    const dead = spawn(process.execPath, ['-e', '']);
+    await once(dead, 'exit');
+    for (let round = 0; round < 3; round += 1) {
+      await writeFile(join(dataDir, 'fusebox.lock'), `${dead.pid}\n`);
+      const racers = Array.from({ length: 6 }, () =>
+        spawn(
+          process.execPath,
+          [
+            '--import',
+            'tsx',
+            fileURLToPath(new URL('./fixtures/race-data-dir-lock.ts', import.meta.url)),
+            dataDir,
+          ],
+          { stdio: ['pipe', 'pipe', 'inherit'] },
+        ),
+      );
+      try {
+        const said = racers.map(async (racer) => {
+          let output = '';
+          racer.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+          while (!/(locked|refused)\n/.test(output)) await once(racer.stdout, 'data');
+          return /locked/.test(output) ? 'locked' : 'refused';
+        });
+        // All started and waiting, then all let go at once.
+        await Promise.all(racers.map((racer) => once(racer.stdout, 'data')));
+        for (const racer of racers) racer.stdin.write('go\n');
+        const outcomes = await Promise.all(said);
+        expect(
+          outcomes.filter((outcome) => outcome === 'locked'),
+          `round ${round}`,
+        ).toHaveLength(1);
+      } finally {
+        for (const racer of racers) racer.kill('SIGKILL');
+        await Promise.all(racers.map((racer) => (racer.exitCode === null ? once(racer, 'exit') : null)));
+      }
+    }
+  });
+
   it('names the path when the data directory holds something that is not a database', async () => {
     const dataDir = join(root, 'corrupt');
     await mkdir(join(dataDir, 'pgdata'), { recursive: true });
