@@ -8,6 +8,9 @@ import { useExecutor } from './use-executor';
 /** This checkout, which sandboxed code must not be able to read. */
 const CHECKOUT_FILE = fileURLToPath(new URL('../package.json', import.meta.url));
 
+// A secret in the environment of the process that runs the executor, as DATABASE_URL or a token would be.
+process.env.FUSEBOX_SECURITY_TEST_SECRET = 'host-secret';
+
 const { executor } = useExecutor({
   memoryCapMB: 256,
   diskLimitMB: 64,
@@ -93,6 +96,41 @@ for path in ("/root", "/etc/shadow", ${JSON.stringify(CHECKOUT_FILE)}, "/work"):
     const stdout = response.run_result?.stdout ?? '';
     expect(stdout).not.toContain('readable');
     expect(stdout.match(/denied/g)).toHaveLength(4);
+  });
+
+  it('runs as uid 65534 with a minimal environment, read-only system directories and its own host name and IPC', async () => {
+    const hostIpc = execFileSync('readlink', ['/proc/self/ns/ipc'], { encoding: 'utf8' }).trim();
+    const code = `
+import json, os, socket
+writes = {}
+for path in ("/usr/fusebox-probe", "/etc/fusebox-probe", "/fusebox-probe"):
+    try:
+        open(path, "w").write("x")
+        writes[path] = "written"
+    except OSError as error:
+        writes[path] = type(error).__name__
+print(json.dumps({"uid": os.getuid(), "gid": os.getgid(), "env": dict(os.environ), "writes": writes,
+                  "hostname": socket.gethostname(), "ipc": os.readlink("/proc/self/ns/ipc")}))
+`;
+    const { response } = await run('python', code);
+    expectContained(response);
+    const seen = JSON.parse(response.run_result?.stdout ?? '') as {
+      uid: number;
+      gid: number;
+      env: Record<string, string>;
+      writes: Record<string, string>;
+      hostname: string;
+      ipc: string;
+    };
+    expect(seen.uid).toBe(65534);
+    expect(seen.gid).toBe(65534);
+    // Nothing of the host's environment (its secrets, DATABASE_URL, tokens) reaches the code.
+    expect(Object.values(seen.env)).not.toContain('host-secret');
+    expect(Object.keys(seen.env).sort()).toEqual(expect.arrayContaining(['HOME', 'PATH']));
+    expect(Object.keys(seen.env).length).toBeLessThan(10);
+    expect(Object.values(seen.writes).every((outcome) => outcome !== 'written')).toBe(true);
+    expect(seen.hostname).not.toBe(execFileSync('hostname', { encoding: 'utf8' }).trim());
+    expect(seen.ipc).not.toBe(hostIpc);
   });
 
   it('cannot signal processes outside the sandbox', async () => {
