@@ -59,7 +59,7 @@ describe('fusebox serve with no database server', () => {
       url: pathToFileURL(dataDir).href,
     });
     // The global limit is this process's own, and the live overview reads it there (no Postgres to ask).
-    const load = await trpc<{ keys: unknown[]; limiterError: string | null }>(server, 'overview.now');
+    const load = await trpc<{ keys: unknown[]; limiterError: string | null }>(server, 'limiter.stats');
     expect(load.limiterError).toBeNull();
     expect(load.keys).toContainEqual(
       expect.objectContaining({ key: 'run_code', source: 'limiter', limit: 3, inFlight: 0 }),

@@ -11,14 +11,14 @@ const keyLoadSchema = z.object({
   waiting: z.number(),
 }) satisfies z.ZodType<KeyLoad>;
 
-/** The tRPC query `overview.now`, over plain HTTP (tRPC's GET encoding, no transformer). */
-const overviewNowSchema = z.object({
+/** The tRPC query `limiter.stats`, over plain HTTP (tRPC's GET encoding, no transformer). */
+const limiterStatsSchema = z.object({
   result: z.object({ data: z.object({ keys: z.array(keyLoadSchema) }) }),
 });
 
-/** Every limiter key's load and the API process's executor, from the server's `overview.now`. */
+/** Every limiter key's load and the API process's executor, from the server's `limiter.stats`. */
 export async function readServerLoad(api: FuseboxApi, signal?: AbortSignal): Promise<KeyLoad[]> {
-  const answer = await api.get('/trpc/overview.now', overviewNowSchema, signal ? { signal } : {});
+  const answer = await api.get('/trpc/limiter.stats', limiterStatsSchema, signal ? { signal } : {});
   return answer.result.data.keys;
 }
 

@@ -1,6 +1,7 @@
 import { createCallerFactory, createTRPCRouter } from './init';
 import { executionsRouter } from './routers/executions';
 import { healthRouter } from './routers/health';
+import { limiterRouter } from './routers/limiter';
 import { overviewRouter } from './routers/overview';
 import { rolloutsRouter } from './routers/rollouts';
 import { sessionsRouter } from './routers/sessions';
@@ -10,6 +11,7 @@ import { tasksRouter } from './routers/tasks';
 export const appRouter = createTRPCRouter({
   executions: executionsRouter,
   health: healthRouter,
+  limiter: limiterRouter,
   overview: overviewRouter,
   rollouts: rolloutsRouter,
   sessions: sessionsRouter,

@@ -11,9 +11,9 @@ import { FirstExecution } from '~/components/first-execution';
 import { formatMs } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
 
-type Outputs = inferRouterOutputs<AppRouter>['overview'];
-type LiveLoad = Outputs['now'];
-type KeyHistory = Outputs['history']['keys'][number];
+type Outputs = inferRouterOutputs<AppRouter>;
+type LiveLoad = Outputs['limiter']['stats'];
+type KeyHistory = Outputs['overview']['history']['keys'][number];
 
 const MINUTES = 15;
 const BUCKET_SECONDS = 5;
@@ -119,10 +119,10 @@ export function LoadOverview({ apiUrl }: { apiUrl: string }) {
     ...trpc.overview.history.queryOptions({ minutes: MINUTES, bucketSeconds: BUCKET_SECONDS }),
     refetchInterval: 15_000,
   });
-  const initial = useQuery(trpc.overview.now.queryOptions());
+  const initial = useQuery(trpc.limiter.stats.queryOptions());
   const [samples, setSamples] = useState<LiveLoad[]>([]);
   const live = useSubscription(
-    trpc.overview.live.subscriptionOptions(undefined, {
+    trpc.limiter.inFlight.subscriptionOptions(undefined, {
       onData: (event) =>
         setSamples((previous) => [
           ...previous.filter((sample) => sample.at > Date.now() - MINUTES * 60_000),

@@ -65,6 +65,23 @@ export const rolloutsRouter = {
     return runs.map((run) => ({ ...run, samples: Number(run.samples), rejected: Number(run.rejected) }));
   }),
 
+  /**
+   * The run's steps with samples, from the import's own bookkeeping (one row per step file, no sample read):
+   * what the browser's step selector needs, without the statistics' scan of every sample.
+   */
+  stepList: publicProcedure.input(runInput).query(async ({ ctx, input }) => {
+    const run = await assertRun(ctx, input.runId);
+    const files = await ctx.prisma.rolloutFile.findMany({
+      where: { runId: input.runId },
+      select: { step: true, linesRead: true, linesRejected: true },
+      orderBy: { step: 'asc' },
+    });
+    return {
+      run,
+      steps: files.filter((file) => file.linesRead > file.linesRejected).map((file) => ({ step: file.step })),
+    };
+  }),
+
   /** Score statistics per step, for the chart of score over steps and the step table. */
   steps: publicProcedure.input(runInput).query(async ({ ctx, input }) => {
     const run = await assertRun(ctx, input.runId);
