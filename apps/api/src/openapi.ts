@@ -61,7 +61,7 @@ const runErrors = {
   ...unauthorized,
 };
 
-const sessionErrors = (...statuses: (400 | 404 | 409 | 503)[]) => ({
+const sessionErrors = (...statuses: (400 | 404 | 409 | 429 | 503)[]) => ({
   ...Object.fromEntries(
     statuses.map((status) => [
       status,
@@ -70,7 +70,8 @@ const sessionErrors = (...statuses: (400 | 404 | 409 | 503)[]) => ({
           400: 'The body is not JSON, or a field is missing or of the wrong type (`field` names it)',
           404: 'No such session (or, for /start_instance, no such task)',
           409: 'The session was postprocessed or expired: no more actions',
-          503: 'Too many active sessions (FUSEBOX_AGENT_SESSION_MAX) or a saturated sandbox; see Retry-After',
+          429: 'Saturated: no global permit within FUSEBOX_LIMITER_TIMEOUT_S, or a full executor queue; see Retry-After',
+          503: 'Too many active sessions (FUSEBOX_AGENT_SESSION_MAX; see Retry-After), shutting down, or no limiter database',
         }[status],
         sessionErrorSchema,
       ),
@@ -221,7 +222,7 @@ function buildDocument() {
           requestBody: body(processActionRequestSchema),
           responses: {
             200: json('The observation', processActionResponseSchema),
-            ...sessionErrors(400, 404, 409, 503),
+            ...sessionErrors(400, 404, 409, 429, 503),
           },
         },
       },
@@ -243,7 +244,7 @@ function buildDocument() {
           requestBody: body(sidRequestSchema),
           responses: {
             200: json('The reward and test counts', computeRewardResponseSchema),
-            ...sessionErrors(400, 404, 503),
+            ...sessionErrors(400, 404, 429, 503),
           },
         },
       },

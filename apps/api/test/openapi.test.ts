@@ -101,7 +101,7 @@ describe('GET /openapi.json', () => {
       document.paths['/process_action']?.post?.requestBody?.content['application/json'].schema.properties.sid;
     expect(sid?.type).toEqual(['string', 'number']);
     expect(Object.keys(document.paths['/process_action']?.post?.responses ?? {}).sort()).toEqual(
-      ['200', '400', '401', '404', '409', '500', '503'].sort(),
+      ['200', '400', '401', '404', '409', '429', '500', '503'].sort(),
     );
   });
 

@@ -14,13 +14,16 @@ describe('agent session limits and auth', () => {
   let prisma: PrismaClient;
   let guarded: RunningServer;
   let expiring: RunningServer;
+  let saturatedDatabase: TestDatabase;
+  let saturated: RunningServer;
 
   beforeAll(async () => {
     // One after the other: creating embedded test databases at once races on their shared template lock.
     database = await createTestDatabase();
     expiringDatabase = await createTestDatabase();
+    saturatedDatabase = await createTestDatabase();
     prisma = expiringDatabase.reader();
-    [guarded, expiring] = await Promise.all([
+    [guarded, expiring, saturated] = await Promise.all([
       startServer({
         ...database.env,
         FUSEBOX_API_TOKEN: TOKEN,
@@ -34,12 +37,18 @@ describe('agent session limits and auth', () => {
         FUSEBOX_AGENT_SESSION_IDLE_TIMEOUT_S: '2',
         FUSEBOX_EXECUTOR_CONCURRENCY: '1',
       }),
+      startServer({
+        ...saturatedDatabase.env,
+        // One global permit, waited for at most half a second: a second action during a long one is refused.
+        FUSEBOX_MAX_CONCURRENCY: '1',
+        FUSEBOX_LIMITER_TIMEOUT_S: '0.5',
+      }),
     ]);
   });
   afterAll(async () => {
-    await Promise.all([guarded?.stop(), expiring?.stop()]);
+    await Promise.all([guarded?.stop(), expiring?.stop(), saturated?.stop()]);
     await prisma?.$disconnect();
-    await Promise.all([database?.drop(), expiringDatabase?.drop()]);
+    await Promise.all([database?.drop(), expiringDatabase?.drop(), saturatedDatabase?.drop()]);
   });
 
   it('requires the bearer token on every session route when FUSEBOX_API_TOKEN is set', async () => {
@@ -87,6 +96,30 @@ describe('agent session limits and auth', () => {
 
     await post(guarded, '/postprocess', { sid: a }, AUTH);
     expect((await start()).status).toBe(200);
+  });
+
+  it('answers 429 with Retry-After when no global permit comes in time, and records it against the session', async () => {
+    const [busy, refused] = [
+      await startSession(saturated, BUILTIN.add),
+      await startSession(saturated, BUILTIN.add),
+    ];
+    const long = post(saturated, '/process_action', { sid: busy, content: 'import time\ntime.sleep(3)' });
+    // By then the long action holds the one permit.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const answer = await post(saturated, '/process_action', { sid: refused, content: 'print(1)' });
+    expect(answer.status).toBe(429);
+    expect(answer.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(answer.body.code).toBe('FUSEBOX_LIMITER_TIMEOUT');
+    expect((await long).status).toBe(200);
+    const events = await saturatedDatabase.reader().sessionEvent.findMany({
+      where: { sessionId: refused },
+      select: { route: true, message: true },
+    });
+    expect(events.map((event) => `${event.route}: ${event.message}`)).toContainEqual(
+      expect.stringMatching(/^\/process_action: 429 no permit/) as string,
+    );
+    // Nothing was run or counted for the refused action, and the session goes on.
+    expect(await act(saturated, refused, 'print(2)')).toBe('2\nexit code 0');
   });
 
   it('expires idle sessions: no more actions, but the reward can still be computed', async () => {

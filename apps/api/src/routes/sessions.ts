@@ -32,8 +32,8 @@ class UnparsableBody {
 /**
  * verl's swedev session API (seed 003), answered by {@link AgentSessions}: POST /start_instance,
  * /process_action, /postprocess and /compute_reward with JSON bodies. Integers in bodies are read exactly, since
- * verl sends int64 sids as JSON numbers. Errors answer JSON `{detail, code[, field]}` with 400, 404, 409, 503 or
- * 500, are logged with the sid, and are recorded against the session: verl's client hides them.
+ * verl sends int64 sids as JSON numbers. Errors answer JSON `{detail, code[, field]}` with 400, 404, 409, 429, 503
+ * or 500, are logged with the sid, and are recorded against the session: verl's client hides them.
  */
 export async function registerAgentSessionRoutes(
   app: FastifyInstance,
@@ -122,20 +122,23 @@ async function answerError(
   } else if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     status = 413;
     body = { detail: error.message, code: 'FUSEBOX_SESSION_BODY_TOO_LARGE' };
-  } else if (error instanceof QueueFullError || error instanceof ExecutorClosedError) {
-    // The sandbox is saturated or shutting down: the client may try again later.
-    status = 503;
+  } else if (error instanceof QueueFullError || error instanceof LimiterTimeoutError) {
+    // Saturated, as /run_code answers it: the executor's queue is full, or no global permit came within
+    // FUSEBOX_LIMITER_TIMEOUT_S. The client may try again later.
+    status = 429;
     body = { detail: error.message, code: error.code };
-    if (error instanceof QueueFullError) reply.header('retry-after', String(error.retryAfterSeconds));
+    reply.header(
+      'retry-after',
+      String(error instanceof QueueFullError ? error.retryAfterSeconds : LIMITER_RETRY_AFTER_S),
+    );
   } else if (
-    error instanceof LimiterTimeoutError ||
+    error instanceof ExecutorClosedError ||
     error instanceof LimiterUnavailableError ||
     error instanceof LimiterClosedError
   ) {
-    // No global permit within FUSEBOX_LIMITER_TIMEOUT_S (the cluster is saturated), or no limiter database.
+    // Shutting down, or the limiter's database does not answer.
     status = 503;
     body = { detail: error.message, code: error.code };
-    if (error instanceof LimiterTimeoutError) reply.header('retry-after', String(LIMITER_RETRY_AFTER_S));
   } else {
     status = 500;
     body = {

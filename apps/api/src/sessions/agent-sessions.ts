@@ -310,14 +310,16 @@ export class AgentSessions {
       select: { id: true },
     });
     if (expired.length === 0) return 0;
-    const message = `expired after ${this.#settings.idleTimeoutMs / 1000} s without an action`;
-    await this.#prisma.sessionEvent.createMany({
-      data: expired.map(({ id }) => ({ sessionId: id, level: 'info', route: 'idle timeout', message })),
-    });
+    // Forgotten before anything else is awaited: an action arriving from now on must read the expired state, not
+    // find the session still held here.
     for (const { id } of expired) {
       const live = this.#live.get(id);
       if (live && !this.#mutex.busy(id)) this.#drop(live);
     }
+    const message = `expired after ${this.#settings.idleTimeoutMs / 1000} s without an action`;
+    await this.#prisma.sessionEvent.createMany({
+      data: expired.map(({ id }) => ({ sessionId: id, level: 'info', route: 'idle timeout', message })),
+    });
     return expired.length;
   }
 
