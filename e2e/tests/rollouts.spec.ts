@@ -142,6 +142,14 @@ test('compares two samples of the same prompt side by side', async ({ page }) =>
   await expect(page.getByRole('region', { name: 'sample B' })).toContainText('B: step 1 · line 2');
 });
 
+test('a comparison opened from a filtered list goes back to it with the filters on', async ({ page }) => {
+  await page.goto(`/rollouts/${runId}/browse?step=1&line=2&min=0.5&sort=score_desc`);
+  await page.getByRole('link', { name: 'Compare…' }).click();
+  await expect(page).toHaveURL(/\/compare\?a=1(:|%3A)2&b=.*min=0\.5/);
+  await page.getByRole('region', { name: 'sample A' }).getByRole('link', { name: 'open' }).click();
+  await expect(page).toHaveURL(/\/browse\?step=1&line=2&sort=score_desc&min=0\.5/);
+});
+
 test('unknown ids and a missing API show a clear state, never a blank page', async ({ page }) => {
   // Next.js has an empty role=alert route announcer of its own; the page's problem card is a section.
   const alert = page.locator('section[role="alert"]');

@@ -37,6 +37,11 @@ describe('the rollouts router', () => {
     expect(runs).toEqual([
       expect.objectContaining({ name: 'router-run', steps: 2, samples: 6, lastStep: 2 }),
     ]);
+    // The browser's step selector: the steps alone, read from the import's bookkeeping.
+    expect(await caller.rollouts.stepList({ runId })).toEqual({
+      run: { id: runId, name: 'router-run' },
+      steps: [{ step: 1 }, { step: 2 }],
+    });
   });
 
   it('gives score statistics and a histogram per step', async () => {

@@ -6,6 +6,7 @@ import { Loading, ProblemCard } from '~/components/query-state';
 import { useQueryParams } from '~/components/use-query-params';
 import { formatScore } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
+import { type BrowserParams, browserSearch, parseBrowserParams } from './browser-params';
 import { ChatView } from './chat-view';
 
 /** `step:line`, as compare links spell a sample. */
@@ -18,11 +19,14 @@ function Column({
   runId,
   side,
   at,
+  filters,
   onPick,
 }: {
   runId: string;
   side: 'A' | 'B';
   at: { step: number; line: number };
+  /** The rollout browser's filters when it opened this comparison; "open" goes back with them. */
+  filters: BrowserParams;
   onPick: (ref: string) => void;
 }) {
   const trpc = useTRPC();
@@ -40,7 +44,7 @@ function Column({
               {side}: step {sample.data.step} · line {sample.data.line} · score{' '}
               <span className="score-value">{formatScore(sample.data.score)}</span>
             </h2>
-            <Link href={`/rollouts/${runId}/browse?step=${at.step}&line=${at.line}`}>open</Link>
+            <Link href={`/rollouts/${runId}/browse?${browserSearch({ ...filters, ...at })}`}>open</Link>
             <label>
               same prompt:{' '}
               <select
@@ -69,6 +73,7 @@ export function CompareView({ runId }: { runId: string }) {
   const { search, set: setParam } = useQueryParams();
   const a = parseRef(search.get('a'));
   const b = parseRef(search.get('b'));
+  const filters = parseBrowserParams(search);
   const set = (side: 'a' | 'b', value: string) => setParam(side, value, { replace: true });
   if (!a || !b)
     return (
@@ -82,8 +87,8 @@ export function CompareView({ runId }: { runId: string }) {
     );
   return (
     <div className="compare">
-      <Column runId={runId} side="A" at={a} onPick={(ref) => set('a', ref)} />
-      <Column runId={runId} side="B" at={b} onPick={(ref) => set('b', ref)} />
+      <Column runId={runId} side="A" at={a} filters={filters} onPick={(ref) => set('a', ref)} />
+      <Column runId={runId} side="B" at={b} filters={filters} onPick={(ref) => set('b', ref)} />
     </div>
   );
 }

@@ -23,7 +23,7 @@ export function RolloutBrowser({ runId }: { runId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [params, setParams] = useBrowserParams();
-  const steps = useQuery(trpc.rollouts.steps.queryOptions({ runId }));
+  const steps = useQuery(trpc.rollouts.stepList.queryOptions({ runId }));
   const stepNumbers = steps.data?.steps.map((step) => step.step) ?? [];
   const step = params.step ?? stepNumbers[0] ?? null;
   const searchInput = useRef<HTMLInputElement>(null);

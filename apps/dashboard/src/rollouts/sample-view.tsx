@@ -7,7 +7,7 @@ import { type RefObject, useMemo } from 'react';
 import { Loading, ProblemCard } from '~/components/query-state';
 import { formatScore } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
-import { type BrowserParams, sampleFilter } from './browser-params';
+import { type BrowserParams, browserSearch, sampleFilter } from './browser-params';
 import { ChatView } from './chat-view';
 import { SamplePanel } from './sample-panel';
 
@@ -33,8 +33,11 @@ export function SampleView({ runId, step, line, params, onRawChange, scrollRef }
   if (sample.isPending) return <Loading what="the sample" />;
   if (sample.isError) return <ProblemCard error={sample.error} what="Sample" />;
   const data = sample.data;
-  const compareHref = (otherStep: number, otherLine: number) =>
-    `/rollouts/${runId}/compare?a=${step}:${line}&b=${otherStep}:${otherLine}`;
+  // The browser's filters ride along, so "open" on the compare page comes back to the same filtered list.
+  const compareHref = (otherStep: number, otherLine: number) => {
+    const filters = browserSearch({ ...params, step: null, line: null });
+    return `/rollouts/${runId}/compare?a=${step}:${line}&b=${otherStep}:${otherLine}${filters ? `&${filters}` : ''}`;
+  };
   return (
     <div className="sample-view">
       <header className="sample-header">
