@@ -1,36 +1,13 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readContractFixtures } from '@fusebox/sandbox-client/testing/contract-fixtures';
 import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from './serve-process';
 
-/** Requests and responses recorded against a real SandboxFusion server. */
-const CONTRACTS_DIR = '/work/shared/contracts/sandboxfusion';
-
-interface Fixture {
-  name: string;
-  method: 'GET' | 'POST';
-  path: string;
-  body?: unknown;
-  status: number;
-  response: string;
-}
-
-const fixtures: Fixture[] = readdirSync(CONTRACTS_DIR)
-  .filter((file) => file.endsWith('.request.json'))
-  .sort()
-  .map((file) => {
-    const name = file.slice(0, -'.request.json'.length);
-    const request = JSON.parse(readFileSync(join(CONTRACTS_DIR, file), 'utf8')) as Omit<
-      Fixture,
-      'name' | 'response'
-    >;
-    return {
-      ...request,
-      name,
-      response: readFileSync(join(CONTRACTS_DIR, `${name}.response.json`), 'utf8').trim(),
-    };
-  });
+/** Every recorded case, its answer's bytes trimmed as the server's are compared. */
+const fixtures = readContractFixtures().map((fixture) => ({
+  ...fixture,
+  response: fixture.responseText.trim(),
+}));
 
 /**
  * What may differ between two runs of the same request: execution times, temporary paths, and the jupyter

@@ -1,8 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-/** Requests and responses recorded against a real SandboxFusion; shared by every package that speaks the protocol. */
-export const CONTRACTS_DIR = '/work/shared/contracts/sandboxfusion';
+/**
+ * Requests and responses recorded against a real SandboxFusion (copied from the team's shared contracts, with
+ * their README), so a clone tests against them on any machine. Shared by every package that speaks the protocol.
+ */
+export const CONTRACTS_DIR = fileURLToPath(new URL('../contracts/sandboxfusion/', import.meta.url));
 
 export interface ContractFixture {
   name: string;
