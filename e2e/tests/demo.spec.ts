@@ -5,11 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { FUSEBOX_BIN, type RunningServer, startServer } from '@fusebox/api/testing';
-import { createPostgresTestDatabase, type PostgresTestDatabase } from '@fusebox/db/testing';
 import { saveScreenshot } from '../screenshots';
 
 // The demo fills a database with executions, sessions and rollouts, which the other specs expect to find empty;
-// so it runs against a stack of its own (API, dashboard, database), started here like `npm start` starts one.
+// so it runs against a stack of its own (API, dashboard, database), started here as `npm start` starts one on a
+// new machine: embedded mode (no DATABASE_URL), in a data directory that does not exist yet. The other specs run
+// on Postgres, so the browser sees both modes.
 
 /** Its dashboard's port: away from the shared stack's 13000 and from `npm start`'s 3000. */
 const DASHBOARD_PORT = Number(process.env.E2E_DEMO_DASHBOARD_PORT ?? 13100);
@@ -19,18 +20,20 @@ const RUN = 'e2e-demo';
 
 test.describe.configure({ mode: 'serial' });
 
-let database: PostgresTestDatabase;
 let server: RunningServer;
+/** The embedded database's settings, for the server and for the demo that imports through it. */
+let databaseEnv: Record<string, string>;
 let dashboard: string;
 let dir: string;
 let stdout = '';
 
 test.beforeAll(async ({ request }) => {
   test.setTimeout(240_000);
-  database = await createPostgresTestDatabase();
+  dir = await mkdtemp(join(tmpdir(), 'fusebox-e2e-demo-'));
+  databaseEnv = { DATABASE_URL: '', FUSEBOX_DATA_DIR: join(dir, '.fusebox') };
   server = await startServer(
     {
-      DATABASE_URL: database.url,
+      ...databaseEnv,
       DASHBOARD_PORT: String(DASHBOARD_PORT),
       FUSEBOX_MAX_CONCURRENCY: String(LIMIT),
     },
@@ -38,7 +41,6 @@ test.beforeAll(async ({ request }) => {
     120_000,
   );
   dashboard = `http://127.0.0.1:${DASHBOARD_PORT}`;
-  dir = await mkdtemp(join(tmpdir(), 'fusebox-e2e-demo-'));
   await expect
     .poll(
       () =>
@@ -53,7 +55,6 @@ test.beforeAll(async ({ request }) => {
 
 test.afterAll(async () => {
   await server?.stop();
-  await database?.drop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -71,7 +72,7 @@ test("the overview shows the demo's executions in flight and waiting while it ru
       ...['demo', '--api-url', server.url, '--dashboard-url', dashboard, '--name', RUN],
       ...['--episodes', '24', '--steps', '2', '--concurrency', '16', '--out', join(dir, RUN)],
     ],
-    { env: { ...process.env, DATABASE_URL: database.url }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { env: { ...process.env, ...databaseEnv }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stderr = '';
   demo.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -94,7 +94,9 @@ describe('the embedded database', () => {
         ).toHaveLength(1);
       } finally {
         for (const racer of racers) racer.kill('SIGKILL');
-        await Promise.all(racers.map((racer) => (racer.exitCode === null ? once(racer, 'exit') : null)));
+        await Promise.all(
+          racers.filter((racer) => racer.exitCode === null).map((racer) => once(racer, 'exit')),
+        );
       }
     }
   });
