@@ -191,8 +191,9 @@ async function main() {
     }
     await browser.close();
 
-    const row = (what: string, value: string, target: string, ok: boolean) =>
-      `| ${what} | ${value} | ${target} | ${ok ? 'yes' : 'no'} |`;
+    // `ok` is null for a measure with no target.
+    const row = (what: string, value: string, target: string, ok: boolean | null) =>
+      `| ${what} | ${value} | ${target} | ${ok === null ? '–' : ok ? 'yes' : 'no'} |`;
     const importS = imported.ms / 1000;
     const table = [
       '| measure | result | target | met |',
@@ -207,13 +208,13 @@ async function main() {
         're-import of the same directory (adds nothing)',
         `${(reimported.ms / 1000).toFixed(1)} s`,
         '–',
-        true,
+        null,
       ),
       row(
         'sample-list query, page of 100 (p50 / p95)',
         `${percentile(listMs, 50).toFixed(0)} / ${percentile(listMs, 95).toFixed(0)} ms`,
         '< 100 ms',
-        percentile(listMs, 50) < 100,
+        percentile(listMs, 95) < 100,
       ),
       row(
         `full-text search, ${SEARCHES.length} queries (p50 / p95)`,
@@ -225,7 +226,7 @@ async function main() {
         'step statistics for the chart, 100 steps (p50)',
         `${percentile(stepsMs, 50).toFixed(0)} ms`,
         '–',
-        true,
+        null,
       ),
       row(
         'first render of the sample list in Chromium (median)',
