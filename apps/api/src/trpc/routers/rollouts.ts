@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { matchRanges } from '../../rollouts/match-ranges';
 import { sampleFilterSchema, sampleOrder, sampleWhere } from '../../rollouts/sample-filter';
 import { parseSearchQuery } from '../../rollouts/search-query';
+import { searchSamples } from '../../rollouts/search-samples';
 import { snippet } from '../../rollouts/snippet';
 import { publicProcedure } from '../init';
 
@@ -43,6 +44,16 @@ async function assertRun(ctx: { prisma: PrismaClient }, runId: string) {
   return run;
 }
 
+/** The run's steps that have samples, ascending, from the import's per-file bookkeeping (no sample is read). */
+async function runSteps(prisma: PrismaClient, runId: string): Promise<{ step: number }[]> {
+  const files = await prisma.rolloutFile.findMany({
+    where: { runId },
+    select: { step: true, linesRead: true, linesRejected: true },
+    orderBy: { step: 'asc' },
+  });
+  return files.filter((file) => file.linesRead > file.linesRejected).map((file) => ({ step: file.step }));
+}
+
 /** Rollout runs imported by `fusebox rollouts import`: steps, samples, full-text search. */
 export const rolloutsRouter = {
   runs: publicProcedure.query(async ({ ctx }) => {
@@ -71,15 +82,7 @@ export const rolloutsRouter = {
    */
   stepList: publicProcedure.input(runInput).query(async ({ ctx, input }) => {
     const run = await assertRun(ctx, input.runId);
-    const files = await ctx.prisma.rolloutFile.findMany({
-      where: { runId: input.runId },
-      select: { step: true, linesRead: true, linesRejected: true },
-      orderBy: { step: 'asc' },
-    });
-    return {
-      run,
-      steps: files.filter((file) => file.linesRead > file.linesRejected).map((file) => ({ step: file.step })),
-    };
+    return { run, steps: await runSteps(ctx.prisma, input.runId) };
   }),
 
   /** Score statistics per step, for the chart of score over steps and the step table. */
@@ -298,6 +301,7 @@ export const rolloutsRouter = {
       }),
     )
     .query(async ({ ctx, input }) => {
+      await assertRun(ctx, input.runId);
       const query = parseSearchQuery(input.q);
       if (query.terms.length === 0) {
         throw new TRPCError({
@@ -305,65 +309,28 @@ export const rolloutsRouter = {
           message: 'type at least one word (letters or digits) to search',
         });
       }
-      // Comparing run_id as text keeps the planner off the run_id b-tree: every candidate comes from the GIN
-      // index, whose bitmap is built from the index alone. Any other plan reads (and decompresses) the terms of
-      // each sample it passes: 20× slower on 10k samples, minutes on a word that is nowhere.
-      const words = Prisma.join(
-        [
-          Prisma.sql`"run_id"::text = ${input.runId}`,
-          Prisma.sql`"search_terms" @> ${query.terms}::text[]`,
-          ...(input.step === undefined ? [] : [Prisma.sql`"step" = ${input.step}`]),
-        ],
-        ' AND ',
-      );
-      const phrases = query.phrases.length
-        ? Prisma.join(
-            query.phrases.map(
-              (phrase) =>
-                Prisma.sql`(strpos(lower(s."output"), ${phrase}) > 0 OR strpos(lower(s."input"), ${phrase}) > 0)`,
-            ),
-            ' AND ',
-          )
-        : null;
-      const offset = input.cursor ?? 0;
-      const rows = await ctx.prisma.$transaction(async (tx) => {
-        await tx.$executeRaw`SET LOCAL enable_seqscan = off`;
-        await tx.$executeRaw`SET LOCAL enable_indexscan = off`;
-        return tx.$queryRaw<
-          {
-            step: number;
-            line: number;
-            score: number | null;
-            input: string;
-            output: string;
-            total: number;
-            candidates: number;
-          }[]
-        >`
-          WITH candidates AS MATERIALIZED (
-            SELECT "id", "step", "line" FROM "rollout_sample" WHERE ${words}
-            ${phrases ? Prisma.sql`ORDER BY "step", "line" LIMIT ${PHRASE_CANDIDATES + 1}` : Prisma.empty}
-          ), matched AS MATERIALIZED (
-            ${
-              phrases
-                ? Prisma.sql`SELECT c.* FROM candidates c JOIN "rollout_sample" s ON s."id" = c."id" WHERE ${phrases}`
-                : Prisma.sql`SELECT * FROM candidates`
-            }
-          )
-          SELECT s."step", s."line", s."score", s."input", s."output",
-            (SELECT count(*) FROM (SELECT 1 FROM matched LIMIT ${SEARCH_COUNT_CAP + 1}) capped)::int AS "total",
-            (SELECT count(*) FROM candidates)::int AS "candidates"
-          FROM (SELECT * FROM matched ORDER BY "step", "line" LIMIT ${input.limit} OFFSET ${offset}) page
-          JOIN "rollout_sample" s ON s."id" = page."id"
-          ORDER BY s."step", s."line"`;
+      const { matches, phraseBudgetSpent } = await searchSamples(ctx.prisma, query, {
+        runId: input.runId,
+        ...(input.step === undefined ? {} : { step: input.step }),
+        countCap: SEARCH_COUNT_CAP,
+        phraseCandidates: PHRASE_CANDIDATES,
       });
-      const count = rows[0]?.total ?? 0;
+      const offset = input.cursor ?? 0;
+      const page = matches.slice(offset, offset + input.limit);
+      const texts = page.length
+        ? await ctx.prisma.$queryRaw<{ id: string; score: number | null; input: string; output: string }[]>`
+            SELECT "id", "score", "input", "output" FROM "rollout_sample"
+            WHERE "id" = ANY(${page.map((match) => match.id)}::uuid[])`
+        : [];
+      const byId = new Map(texts.map((text) => [text.id, text]));
+      const rows = page.map((match) => ({ ...match, ...byId.get(match.id)! }));
+      const count = matches.length;
       return {
         query,
         total: Math.min(count, SEARCH_COUNT_CAP),
         capped: count > SEARCH_COUNT_CAP,
         /** Set when a phrase was checked in the first samples that have its words, not in all of them. */
-        phraseCheckedIn: phrases && (rows[0]?.candidates ?? 0) > PHRASE_CANDIDATES ? PHRASE_CANDIDATES : null,
+        phraseCheckedIn: phraseBudgetSpent ? PHRASE_CANDIDATES : null,
         items: rows.map((row) => {
           const outputRanges = matchRanges(row.output, query);
           const where = outputRanges.length > 0 ? 'output' : 'input';
