@@ -23,6 +23,11 @@ export interface StoredAction {
  * One round trip instead of a Prisma transaction's five per action keeps the API's own time per action low, and
  * the AgentSessions batcher hands it every action that finished meanwhile, so a busy server commits once for many.
  * The actions must be of different sessions (a session runs one action at a time).
+ *
+ * The commit does not wait for the WAL to reach the disk (`synchronous_commit` off for this statement alone, as
+ * the rollout import does): the rows are committed and visible to every reader before the answer, but a crash of
+ * the Postgres server itself within a fraction of a second could lose the last actions. That saves about 0.4 ms
+ * of every action's answer, a fifth of the API's own time per action.
  */
 export async function storeActions(prisma: PrismaClient, actions: StoredAction[]): Promise<void[]> {
   const now = new Date();
@@ -56,7 +61,10 @@ export async function storeActions(prisma: PrismaClient, actions: StoredAction[]
     }));
   const stored = JSON.stringify(rows);
   const updated = await prisma.$executeRaw`
-    WITH executions AS (
+    WITH relaxed AS (
+      -- Local to this statement's transaction; joined below so that it runs.
+      SELECT set_config('synchronous_commit', 'off', true)
+    ), executions AS (
       INSERT INTO execution SELECT * FROM json_populate_recordset(NULL::execution, ${JSON.stringify(executions)}::json)
     ), actions AS (
       INSERT INTO action SELECT * FROM json_populate_recordset(NULL::action, ${stored}::json)
@@ -64,7 +72,7 @@ export async function storeActions(prisma: PrismaClient, actions: StoredAction[]
       INSERT INTO session_event SELECT * FROM json_populate_recordset(NULL::session_event, ${JSON.stringify(warnings)}::json)
     )
     UPDATE session SET action_count = stored.seq, last_action_at = stored.created_at, updated_at = stored.created_at
-    FROM json_populate_recordset(NULL::action, ${stored}::json) AS stored
+    FROM json_populate_recordset(NULL::action, ${stored}::json) AS stored, relaxed
     WHERE session.id = stored.session_id`;
   if (updated !== actions.length) throw new Error('a session was deleted while its action was being stored');
   return actions.map(() => undefined);
