@@ -20,6 +20,8 @@ async function serveWithoutNamespaces(env: Record<string, string>) {
       '/',
       '--unshare-user',
       '--disable-userns',
+      // Killing bubblewrap (a timed-out test) must take fusebox serve with it.
+      '--die-with-parent',
       '--',
       process.execPath,
       FUSEBOX_BIN,
@@ -55,6 +57,8 @@ describe('fusebox serve without working isolation', { timeout: 120_000 }, () => 
     const { code, output } = await serveWithoutNamespaces({ ...database.env });
     expect(code).toBe(1);
     expect(output).toContain('bubblewrap cannot create a sandbox here');
+    // bubblewrap's own words on why, not an echo of the plumbing.
+    expect(output).toMatch(/cannot run isolated: bwrap: .*namespace/);
     expect(output).toContain('FUSEBOX_EXECUTOR_ISOLATION=none');
     expect(output).not.toContain('API listening');
   });

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { Socket } from 'node:net';
 import {
   accessSync,
+  closeSync,
   constants,
   existsSync,
   lstatSync,
@@ -152,15 +153,29 @@ export class SandboxLauncher {
       const probe = await launcher.start(['/bin/sh', '-c', 'echo ready >&4; read -r line <&3']);
       await probe.dispose();
     } catch (error) {
+      // A sandbox that dies at once takes its stderr with it; bubblewrap run once more, directly, says why.
+      const said = await launcher.#bwrapSays();
       await launcher.close();
       throw new IsolationUnavailableError(
-        `bubblewrap cannot create a sandbox here, so submitted code cannot run isolated: ${(error as Error).message}. ` +
+        `bubblewrap cannot create a sandbox here, so submitted code cannot run isolated: ${said || (error as Error).message}. ` +
           'Install it (apt-get install -y bubblewrap) and run as root or with unprivileged user namespaces enabled, ' +
           'or turn isolation off explicitly.',
         { cause: error },
       );
     }
     return launcher;
+  }
+
+  /** What bubblewrap prints when it runs `true` with the sandboxes' arguments: empty if it succeeds. */
+  #bwrapSays(): Promise<string> {
+    return new Promise((resolve) => {
+      execFile(
+        'bwrap',
+        [...this.#baseArgs, '--', '/bin/true'],
+        { env: this.#env, timeout: 10_000 },
+        (error, _stdout, stderr) => resolve(error ? stderr.trim() || error.message : ''),
+      );
+    });
   }
 
   /** True when `command` (a name looked up on the sandbox's PATH, or an absolute path) can run in a sandbox. */
@@ -390,6 +405,10 @@ function openPipes(fifos: Record<string, string>): Record<number, Socket> {
   for (const [fd, path] of Object.entries(fifos)) {
     const input = Number(fd) === CONTROL_FD;
     const handle = openSync(path, (input ? constants.O_WRONLY : constants.O_RDONLY) | constants.O_NONBLOCK);
+    // Linux reports the end of a FIFO to a reader that opened it with no writer left (a sandbox that already
+    // died) only after a writer has come since, so that reader would wait for ever. A writer opened and closed
+    // here counts as one; while the sandbox holds its end, closing it changes nothing.
+    if (!input) closeSync(openSync(path, constants.O_WRONLY | constants.O_NONBLOCK));
     const pipe = new Socket({ fd: handle, readable: !input, writable: input });
     pipe.on('error', () => {});
     pipes[Number(fd)] = pipe;
