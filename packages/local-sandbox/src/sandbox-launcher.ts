@@ -172,7 +172,8 @@ export class SandboxLauncher {
       execFile(
         'bwrap',
         [...this.#baseArgs, '--', '/bin/true'],
-        { env: this.#env, timeout: 10_000 },
+        // Built as a ProcessEnv: the dashboard type-checks this file under Next's, which requires NODE_ENV.
+        { env: Object.assign(Object.create(null) as NodeJS.ProcessEnv, this.#env), timeout: 10_000 },
         (error, _stdout, stderr) => resolve(error ? stderr.trim() || error.message : ''),
       );
     });
