@@ -19,12 +19,17 @@ const MINUTES = 15;
 const BUCKET_SECONDS = 5;
 
 /** Whether this key is where rollouts wait: the question the overview answers first. */
-function verdict(inFlight: number, limit: number, waiting: number): { label: string; tone: string } {
+function verdict(
+  inFlight: number,
+  limit: number,
+  waiting: number,
+  unit: 'permit' | 'slot',
+): { label: string; tone: string } {
   if (waiting > 0 && inFlight >= limit)
-    return { label: `saturated: ${waiting} waiting for a permit`, tone: 'bad' };
+    return { label: `saturated: ${waiting} waiting for a ${unit}`, tone: 'bad' };
   if (inFlight >= limit) return { label: 'at the limit', tone: 'warn' };
   if (inFlight === 0) return { label: 'idle', tone: 'muted' };
-  return { label: `${limit - inFlight} permits free`, tone: 'ok' };
+  return { label: `${limit - inFlight} ${unit}s free`, tone: 'ok' };
 }
 
 function KeyCard({
@@ -40,7 +45,7 @@ function KeyCard({
 }) {
   const inFlight = live?.inFlight ?? 0;
   const waiting = live?.waiting ?? 0;
-  const state = verdict(inFlight, limit, waiting);
+  const state = verdict(inFlight, limit, waiting, live?.source === 'executor' ? 'slot' : 'permit');
   const statuses = history?.statuses ?? {};
   const finished = Object.values(statuses).reduce((sum, count) => sum + count, 0);
   const errors = finished - (statuses.Success ?? 0);
@@ -148,7 +153,9 @@ export function LoadOverview({ apiUrl }: { apiUrl: string }) {
     { length: (MINUTES * 60) / BUCKET_SECONDS },
     (_, index) => start + index * BUCKET_SECONDS * 1000,
   );
-  const bucketOf = (t: number) => Math.floor((t - start) / (BUCKET_SECONDS * 1000));
+  // `now` moves every few seconds, the live samples every second: one newer than `now` belongs to the last bucket.
+  const bucketOf = (t: number) =>
+    Math.min(Math.floor((t - start) / (BUCKET_SECONDS * 1000)), buckets.length - 1);
 
   return (
     <>
