@@ -22,6 +22,11 @@ export interface Database {
    * first use; embedded, it is the database's one session, shared with Prisma.
    */
   sql: SqlClient;
+  /**
+   * Postgres only: opens another SQL session, for work that runs several at once (a rollout import's files); the
+   * caller closes it. The embedded database has one session, so it has none.
+   */
+  openSql?: () => Promise<SqlClient>;
   /** What opening it migrated. */
   migrations: MigrateResult;
   /** Embedded only: read-only queries for clients that read through this process (EmbeddedDatabase). */
@@ -69,19 +74,21 @@ export async function openDatabase(
   let migrations: MigrateResult;
   if ('url' in target) {
     if (await ensureDatabase(target.url)) log.info(`created database ${location}`);
-    const sql = pgSqlClient(await connectPostgres(target.url));
+    const openSql = async () => pgSqlClient(await connectPostgres(target.url));
+    const sql = await openSql();
     try {
       migrations = await migrate(sql, { onApplied });
     } finally {
       await sql.close();
     }
     const prisma = createPrismaClient(target.url, { maxConnections: options.maxConnections ?? 10 });
-    const lazy = lazySqlClient(async () => pgSqlClient(await connectPostgres(target.url)));
+    const lazy = lazySqlClient(openSql);
     database = {
       mode,
       location,
       prisma,
       sql: lazy,
+      openSql,
       async close() {
         await Promise.allSettled([prisma.$disconnect(), lazy.close()]);
       },

@@ -44,7 +44,10 @@ export interface LimiterStats {
   limit: number;
   /** Permits held now. It can exceed `limit` for a while after the limit was lowered. */
   inFlight: number;
-  /** Acquires queued now. For Postgres, those queued in the database (see `maxWaitingConnections`). */
+  /**
+   * Acquires queued now. For Postgres: every process's acquires queued in the database, plus, from `stats()`,
+   * this process's own beyond `maxWaitingConnections`, which wait for a connection in the process.
+   */
   waiting: number;
   holders: Holder[];
 }

@@ -202,7 +202,8 @@ class PgLimiter implements Limiter {
       options.signal,
     );
     if (!stats) throw new LimiterUnavailableError(this.key, 'the key is no longer registered in limiter_key');
-    return stats;
+    // Waiters beyond maxWaitingConnections queue in this process, where the database cannot see them.
+    return { ...stats, waiting: stats.waiting + this.#tickets.waiting };
   }
 
   async setLimit(limit: number, options: { signal?: AbortSignal } = {}): Promise<void> {

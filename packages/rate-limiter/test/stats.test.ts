@@ -58,6 +58,37 @@ describe('stats seen from any process', () => {
     expect(observed).toMatchObject({ inFlight: 2, waiting: 0 });
   });
 
+  it("count this process's waiters beyond maxWaitingConnections, which the database cannot see", async () => {
+    const limiter = await createPgLimiter({
+      connectionString: database.url,
+      key: 'overflow',
+      limit: 1,
+      maxWaitingConnections: 2,
+    });
+    try {
+      const holder = await limiter.acquire();
+      const waiters = Array.from({ length: 5 }, () => limiter.acquire());
+      await vi.waitFor(async () => {
+        const cluster = await listLimiters({ connectionString: database.url });
+        expect(cluster.find(({ key }) => key === 'overflow')).toMatchObject({
+          key: 'overflow',
+          inFlight: 1,
+          waiting: 2,
+        });
+      });
+      expect(await limiter.stats()).toMatchObject({ inFlight: 1, waiting: 5 });
+
+      await holder.release();
+      const next = await waiters[0]!;
+      await vi.waitFor(async () => expect(await limiter.stats()).toMatchObject({ inFlight: 1, waiting: 4 }));
+      await next.release();
+      for (const waiter of waiters.slice(1)) await (await waiter).release();
+      expect(await limiter.stats()).toMatchObject({ inFlight: 0, waiting: 0 });
+    } finally {
+      await limiter.close();
+    }
+  });
+
   it('listLimiters reports an unreachable database with a typed error', async () => {
     await expect(
       listLimiters({ connectionString: 'postgresql://postgres@127.0.0.1:1/fusebox' }),

@@ -36,11 +36,14 @@ export async function sampleLoad(services: Services, signal?: AbortSignal): Prom
   const options = signal ? { signal } : {};
   const url = services.env.DATABASE_URL;
   try {
-    const limiters = url
-      ? await listLimiters({ connectionString: url, ...options })
-      : services.gate
-        ? [await services.gate.stats(options)]
-        : [];
+    const [cluster, own] = await Promise.all([
+      url ? listLimiters({ connectionString: url, ...options }) : [],
+      services.gate?.stats(options),
+    ]);
+    // This process's own key from its gate, which also counts the waiters queued in the process beyond the
+    // limiter's connections; the lock table sees only those queued in the database.
+    const limiters = cluster.map((limiter) => (limiter.key === own?.key ? own : limiter));
+    if (own && !cluster.some(({ key }) => key === own.key)) limiters.push(own);
     for (const limiter of limiters) {
       keys.push({
         key: limiter.key,
