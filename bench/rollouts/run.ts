@@ -4,6 +4,7 @@
 // [--steps 100] [--samples-per-step 1000] [--keep-data]
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,7 @@ const DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/fusebox_bench_rollout
 const API_PORT = 18280;
 const DASHBOARD_PORT = 13280;
 const RUN_NAME = 'bench-rollouts';
+const CHROMIUM = '/usr/bin/chromium';
 const QUERY_REPEATS = 20;
 const RENDER_REPEATS = 5;
 /** Words of the synthetic vocabulary and text, from rare to everywhere, and phrases checked verbatim. */
@@ -76,6 +78,9 @@ async function trpc<T>(path: string, input: unknown): Promise<{ ms: number; data
 }
 
 async function main() {
+  // Checked first: the render is measured last, after minutes of import.
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing; install it with: apt-get install -y chromium`);
   const loadBefore = loadavg()[0]!;
   const dir = join(tmpdir(), `fusebox-bench-rollouts-${steps}x${samplesPerStep}`);
   console.error(`generating ${steps} steps × ${samplesPerStep} samples in ${dir} …`);
@@ -93,6 +98,7 @@ async function main() {
   console.error(`importing ${(dump.bytes / 1e9).toFixed(2)} GB …`);
   const imported = await run(['rollouts', 'import', dir, '--name', RUN_NAME], { DATABASE_URL });
   if (imported.code !== 0) throw new Error(imported.out);
+  console.error(`imported in ${(imported.ms / 1000).toFixed(1)} s`);
   const reimported = await run(['rollouts', 'import', dir, '--name', RUN_NAME], { DATABASE_URL });
 
   const db = new pg.Client({ connectionString: DATABASE_URL });
@@ -167,7 +173,7 @@ async function main() {
     for (let index = 0; index < 5; index++) stepsMs.push((await trpc('rollouts.steps', { runId })).ms);
 
     const browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
+      executablePath: CHROMIUM,
       args: [
         '--no-sandbox',
         '--disable-gpu',

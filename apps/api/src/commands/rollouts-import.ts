@@ -3,7 +3,7 @@ import { readEnv } from '../env';
 import { openImporter } from '../local-import/open-importer';
 import { ServerImportError } from '../local-import/server-import-error';
 import type { ImportProblem } from '../rollouts/import-file';
-import type { ImportSummary } from '../rollouts/import-dump';
+import { DEFAULT_IMPORT_JOBS, type ImportSummary } from '../rollouts/import-dump';
 import { RolloutImportError } from '../rollouts/rollout-import-error';
 import { watchDump } from '../rollouts/watch-dump';
 import { type Command, UsageError } from './command';
@@ -11,6 +11,8 @@ import { formatBytes, progressBar } from './rollouts-progress';
 
 /** Malformed lines printed one by one before the rest are only counted. */
 const PROBLEMS_SHOWN = 50;
+/** More sessions than this would only queue for the server's cores. */
+const MAX_JOBS = 32;
 
 export const rolloutsImportCommand: Command = {
   path: ['rollouts', 'import'],
@@ -20,13 +22,20 @@ export const rolloutsImportCommand: Command = {
     "DIR is verl's trainer.rollout_data_dir. Re-importing adds only what is new, so it is safe to repeat.",
     '--name NAME   the run to import into (default: the directory name)',
     '--watch       keep importing while training writes new steps; stop with Ctrl-C',
+    `--jobs N      step files imported at once, on Postgres (default ${DEFAULT_IMPORT_JOBS}; embedded: one at a time)`,
     'Malformed lines are reported as file:line and skipped. Uses DATABASE_URL, or the embedded database in',
     'FUSEBOX_DATA_DIR (through `fusebox serve` when it is running there).',
   ],
-  options: { name: { type: 'string' }, watch: { type: 'boolean', default: false } },
+  options: { name: { type: 'string' }, watch: { type: 'boolean', default: false }, jobs: { type: 'string' } },
   async run(values, positionals) {
     const [dir, ...extra] = positionals;
     if (!dir || extra.length > 0) throw new UsageError('expected exactly one directory');
+    const jobs = values.jobs === undefined ? undefined : Number(values.jobs);
+    if (jobs !== undefined && !(Number.isInteger(jobs) && jobs >= 1 && jobs <= MAX_JOBS)) {
+      throw new UsageError(
+        `--jobs must be a whole number from 1 to ${MAX_JOBS}, not "${String(values.jobs)}"`,
+      );
+    }
     const env = readEnv();
     const { importer, via } = await openImporter(databaseTarget(env), { apiToken: env.FUSEBOX_API_TOKEN });
     if (via) console.error(via);
@@ -39,6 +48,7 @@ export const rolloutsImportCommand: Command = {
       console.error(`${problem.file}:${problem.line}: ${problem.problem}, skipped`);
     };
     const name = typeof values.name === 'string' ? values.name : undefined;
+    const target = { dir, ...(name ? { name } : {}), ...(jobs ? { jobs } : {}) };
     const startedAt = performance.now();
     try {
       if (values.watch) {
@@ -49,8 +59,7 @@ export const rolloutsImportCommand: Command = {
         console.log(`watching ${dir} for new steps; Ctrl-C stops`);
         const noted = new Set<string>();
         await watchDump((options) => importer.importDump(options), {
-          dir,
-          ...(name ? { name } : {}),
+          ...target,
           signal: stop.signal,
           onProblem,
           onFile: (file, result) => {
@@ -66,8 +75,7 @@ export const rolloutsImportCommand: Command = {
       }
       let bytes = 0;
       const summary = await importer.importDump({
-        dir,
-        ...(name ? { name } : {}),
+        ...target,
         onProblem,
         onProgress: (progress) => {
           bytes = progress.bytesDone;

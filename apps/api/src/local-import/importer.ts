@@ -19,7 +19,8 @@ export interface Importer {
 export function databaseImporter(database: Database): Importer {
   return {
     importTasks: (options) => importTasks(database.prisma, options),
-    importDump: (options) => importDump(database.sql, options),
+    importDump: (options) =>
+      importDump(database.sql, database.openSql ? { openSession: database.openSql, ...options } : options),
     reader: database.prisma,
     close: () => database.close(),
   };

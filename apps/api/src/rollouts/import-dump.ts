@@ -1,5 +1,6 @@
 import type { SqlClient } from '@fusebox/db/sql-client';
 import { type DumpFile, listDumpFiles } from './dump-files';
+import { eachInSessions } from './each-in-sessions';
 import { type ImportProblem, importDumpFile } from './import-file';
 import { type RunRef, ensureRun } from './rollout-run';
 
@@ -18,6 +19,13 @@ export interface ImportDumpOptions {
    * without a newline for the next pass (see FileImportOptions.final). Unset: every file is finished.
    */
   quietMs?: number;
+  /**
+   * Step files imported at once when `openSession` is given (default DEFAULT_IMPORT_JOBS), each in a session of
+   * its own: on a Postgres server, each session's COPY and index upkeep run in a backend of their own.
+   */
+  jobs?: number;
+  /** Opens another SQL session; the import closes it. Without it, files go one at a time. */
+  openSession?: () => Promise<SqlClient>;
   onProblem?(problem: ImportProblem): void;
   onProgress?(progress: ImportProgress): void;
   /** Called once per file that had something new or something wrong. */
@@ -33,6 +41,12 @@ export interface ImportSummary {
   /** Files left out, with why (non-numeric names, duplicates of a step, files that shrank). */
   skipped: { name: string; reason: string }[];
 }
+
+/**
+ * Step files imported at once by default. Postgres spends most of an import's CPU (COPY, the search index), in
+ * one backend per session: two sessions took a 30k-sample load from 33 s to 22 s on 2 cores.
+ */
+export const DEFAULT_IMPORT_JOBS = 2;
 
 /**
  * Imports a verl rollout dump directory (`trainer.rollout_data_dir`) into a run: each `{step}.jsonl` from where
@@ -58,9 +72,8 @@ export async function importDump(client: SqlClient, options: ImportDumpOptions):
     rejected: 0,
     skipped: [...directory.skipped],
   };
-  for (const file of directory.files) {
-    if (file.size === done.get(file.name)) continue;
-    const result = await importDumpFile(client, run.id, file, {
+  const importFile = async (session: SqlClient, file: DumpFile) => {
+    const result = await importDumpFile(session, run.id, file, {
       final: options.quietMs === undefined || Date.now() - file.modifiedAt > options.quietMs,
       onProblem: (problem) => options.onProblem?.(problem),
       onBytes: (bytes) => {
@@ -72,9 +85,16 @@ export async function importDump(client: SqlClient, options: ImportDumpOptions):
     options.onProgress?.(progress);
     summary.added += result.added;
     summary.rejected += result.rejected;
-    if (result.note) summary.skipped.push({ name: file.name, reason: result.note });
+    if (result.note) notes.push({ file, reason: result.note });
     if (result.added > 0 || result.rejected > 0 || result.note) options.onFile?.(file, result);
-  }
+  };
+  // Files finish in any order when several go at once; their notes are listed in step order all the same.
+  const notes: { file: DumpFile; reason: string }[] = [];
+  const pending = directory.files.filter((file) => file.size !== done.get(file.name));
+  const sessions = { jobs: options.jobs ?? DEFAULT_IMPORT_JOBS, openSession: options.openSession };
+  await eachInSessions(client, sessions, pending, importFile);
+  notes.sort((a, b) => pending.indexOf(a.file) - pending.indexOf(b.file));
+  summary.skipped.push(...notes.map(({ file, reason }) => ({ name: file.name, reason })));
   // Fresh planner statistics, so search and filters pick the right index from the first query on (autovacuum
   // would get there, but only after a while).
   if (summary.added > 0)

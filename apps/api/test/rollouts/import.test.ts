@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Database } from '@fusebox/db/database';
 import type { SqlClient } from '@fusebox/db/sql-client';
-import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
+import { TEST_DATABASE_MODE, createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ImportProblem } from '../../src/rollouts/import-file';
 import { importDump } from '../../src/rollouts/import-dump';
@@ -111,6 +111,73 @@ describe('importing verl rollout dumps', () => {
     await expect(importDump(client, { dir: b, name: 'shared-name' })).rejects.toThrow('pass --name');
   });
 
+  // Embedded, the database has one session, so files go one at a time (the tests above).
+  it.runIf(TEST_DATABASE_MODE === 'postgres')(
+    'imports several step files at once, each in a session of its own, and closes those sessions',
+    async () => {
+      const files = Object.fromEntries(
+        Array.from({ length: 7 }, (_, index) => [
+          `${index + 1}.jsonl`,
+          [dumpLine({ step: index + 1 }), dumpLine({ step: index + 1, score: index / 10 })],
+        ]),
+      );
+      const dir = await writeDump({ ...files, 'empty.jsonl': [], '9.jsonl': [] });
+      let open = 0;
+      let opened = 0;
+      const openSession = async () => {
+        const session = await database.connectSql();
+        open += 1;
+        opened += 1;
+        return { ...session, close: () => ((open -= 1), session.close()) };
+      };
+      const seen: string[] = [];
+      const summary = await importDump(client, {
+        dir,
+        name: 'parallel',
+        jobs: 3,
+        openSession,
+        onFile: (file) => seen.push(file.name),
+      });
+      expect(summary).toMatchObject({ files: 8, added: 14, rejected: 0 });
+      expect(summary.skipped.map(({ name }) => name)).toEqual(['empty.jsonl', '9.jsonl']);
+      expect(seen.sort()).toEqual([...Object.keys(files), '9.jsonl'].sort());
+      expect({ opened, open }).toEqual({ opened: 2, open: 0 });
+      const { rows } = await client.query<{ step: number; samples: number; total: number }>(
+        `SELECT step, count(*)::int AS samples, sum(score)::float AS total FROM rollout_sample s
+         JOIN rollout_run r ON r.id = s.run_id WHERE r.name = 'parallel' GROUP BY step ORDER BY step`,
+      );
+      expect(rows).toEqual(
+        Array.from({ length: 7 }, (_, index) => ({ step: index + 1, samples: 2, total: 1 + index / 10 })),
+      );
+      const again = await importDump(client, { dir, name: 'parallel', jobs: 3, openSession });
+      expect(again).toMatchObject({ added: 0 });
+    },
+  );
+
+  it.runIf(TEST_DATABASE_MODE === 'postgres')(
+    'stops with the reason when another session cannot be opened, closing the ones that were',
+    async () => {
+      const dir = await writeDump({
+        '1.jsonl': [dumpLine()],
+        '2.jsonl': [dumpLine({ step: 2 })],
+        '3.jsonl': [dumpLine({ step: 3 })],
+      });
+      let closed = 0;
+      let attempts = 0;
+      const openSession = async () => {
+        attempts += 1;
+        if (attempts === 2) throw new Error('too many clients already');
+        const session = await database.connectSql();
+        return { ...session, close: () => ((closed += 1), session.close()) };
+      };
+      await expect(importDump(client, { dir, name: 'no-sessions', jobs: 3, openSession })).rejects.toThrow(
+        'too many clients already',
+      );
+      expect(closed).toBe(1);
+      expect(await count('no-sessions')).toBe(0);
+    },
+  );
+
   it('--watch picks up steps written while it runs, leaving a half-written line for later', async () => {
     const dir = await writeDump({ '1.jsonl': [dumpLine()] });
     const stop = new AbortController();
@@ -159,5 +226,16 @@ describe('fusebox rollouts import', () => {
     expect(result.stdout).toContain('run "cli": imported 1 samples');
     const again = await runCli(['rollouts', 'import', dir, '--name', 'cli'], database.env);
     expect(again.stdout).toContain('nothing new');
+  });
+
+  it('imports with --jobs, and refuses a --jobs that is not a whole number from 1 to 32', async () => {
+    const dir = await writeDump({ '1.jsonl': [dumpLine()], '2.jsonl': [dumpLine({ step: 2 })] });
+    const result = await runCli(['rollouts', 'import', dir, '--name', 'jobs', '--jobs', '4'], database.env);
+    expect(result.stdout).toContain('run "jobs": imported 2 samples');
+    for (const jobs of ['0', '1.5', 'two', '33']) {
+      const refused = await runCli(['rollouts', 'import', dir, '--jobs', jobs], database.env);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`--jobs must be a whole number from 1 to 32, not "${jobs}"`);
+    }
   });
 });
