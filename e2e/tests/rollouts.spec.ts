@@ -7,6 +7,15 @@ test.describe.configure({ mode: 'serial' });
 
 let runId = '';
 
+/**
+ * Opens the rollout browser and waits until it takes input: the server sends the page with its first samples,
+ * so it is on screen before hydration attaches the keys and handlers (its shortcut list appears then).
+ */
+async function openBrowser(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await expect(page.getByLabel('keyboard shortcuts')).toBeVisible();
+}
+
 /** The sample pane's heading, e.g. "Step 2 · line 3 · score 0.7". */
 const sampleHeading = (page: Page) => page.locator('.sample-header h2').first();
 
@@ -37,7 +46,7 @@ test('fusebox rollouts import loads a generated dump, and a second import adds n
 });
 
 test('n/p, N/P and j/k drive the browser, and the URL survives a reload', async ({ page }) => {
-  await page.goto(`/rollouts/${runId}/browse`);
+  await openBrowser(page, `/rollouts/${runId}/browse`);
   await expect(page).toHaveURL(/step=1/);
   await expect(page.getByRole('list', { name: 'samples' }).getByRole('listitem')).toHaveCount(
     SAMPLES_PER_STEP,
@@ -57,9 +66,10 @@ test('n/p, N/P and j/k drive the browser, and the URL survives a reload', async 
   await expect(sampleHeading(page)).toContainText('Step 2 · line 1');
   await page.reload();
   await expect(sampleHeading(page)).toContainText('Step 2 · line 1');
+  await expect(page.getByLabel('keyboard shortcuts')).toBeVisible();
 
   // The ~200 KB sample renders, and j/k scroll it.
-  await page.goto(`/rollouts/${runId}/browse?step=3&line=${HUGE_LINE}`);
+  await openBrowser(page, `/rollouts/${runId}/browse?step=3&line=${HUGE_LINE}`);
   await expect(sampleHeading(page)).toContainText(`Step 3 · line ${HUGE_LINE}`);
   await page.getByRole('button', { name: /Thinking · 2\d\d\.\dk chars/ }).click();
   await expect(
@@ -75,7 +85,7 @@ test('n/p, N/P and j/k drive the browser, and the URL survives a reload', async 
 test('a sample shows its tool call with highlighted code and the tool response under it', async ({
   page,
 }) => {
-  await page.goto(`/rollouts/${runId}/browse?step=2&line=4`);
+  await openBrowser(page, `/rollouts/${runId}/browse?step=2&line=4`);
   const call = page.getByRole('region', { name: 'tool call code_interpreter' });
   await expect(call).toBeVisible();
   const code = call.getByLabel('tool call code');
@@ -93,7 +103,7 @@ test('a sample shows its tool call with highlighted code and the tool response u
 });
 
 test('filters by score as numbers and by an extra field; filters persist across steps', async ({ page }) => {
-  await page.goto(`/rollouts/${runId}/browse?step=1`);
+  await openBrowser(page, `/rollouts/${runId}/browse?step=1`);
   await page.getByLabel('sort').selectOption('score_desc');
   const rows = page.getByRole('list', { name: 'samples' }).locator('.score-chip');
   await expect(rows).toHaveText(['10.1', '9.1', '2.1', '1.1', '0.6', '0.1']);
@@ -111,7 +121,7 @@ test('filters by score as numbers and by an extra field; filters persist across 
 });
 
 test('full-text search across steps marks the match in the list and in the sample', async ({ page }) => {
-  await page.goto(`/rollouts/${runId}/browse?step=1`);
+  await openBrowser(page, `/rollouts/${runId}/browse?step=1`);
   await expect(page.getByRole('list', { name: 'samples' })).toBeVisible();
   await page.keyboard.press('/');
   await expect(page.getByLabel('search all steps')).toBeFocused();
@@ -125,6 +135,22 @@ test('full-text search across steps marks the match in the list and in the sampl
   // The match is inside the folded <think> block, which opens itself to show it.
   await expect(page.getByLabel('conversation').locator('mark')).toHaveText([RARE_WORD]);
   await saveScreenshot(page, 'rollouts-search');
+});
+
+test.describe('with JavaScript off', () => {
+  test.use({ javaScriptEnabled: false });
+
+  test('the server sends the step list, the first samples and the chosen sample with the page', async ({
+    page,
+  }) => {
+    await page.goto(`/rollouts/${runId}/browse?step=2&line=4`);
+    await expect(page.getByRole('list', { name: 'samples' }).getByRole('listitem')).toHaveCount(
+      SAMPLES_PER_STEP,
+    );
+    await expect(page.getByLabel('step').locator('option')).toHaveCount(STEPS);
+    await expect(sampleHeading(page)).toContainText('Step 2 · line 4');
+    await expect(page.getByRole('region', { name: 'tool call code_interpreter' })).toBeVisible();
+  });
 });
 
 test('compares two samples of the same prompt side by side', async ({ page }) => {
@@ -143,7 +169,7 @@ test('compares two samples of the same prompt side by side', async ({ page }) =>
 });
 
 test('a comparison opened from a filtered list goes back to it with the filters on', async ({ page }) => {
-  await page.goto(`/rollouts/${runId}/browse?step=1&line=2&min=0.5&sort=score_desc`);
+  await openBrowser(page, `/rollouts/${runId}/browse?step=1&line=2&min=0.5&sort=score_desc`);
   await page.getByRole('link', { name: 'Compare…' }).click();
   await expect(page).toHaveURL(/\/compare\?a=1(:|%3A)2&b=.*min=0\.5/);
   await page.getByRole('region', { name: 'sample A' }).getByRole('link', { name: 'open' }).click();
@@ -157,7 +183,7 @@ test('unknown ids and a missing API show a clear state, never a blank page', asy
   await expect(alert).toContainText('Rollout run not found');
   await page.goto('/rollouts/not-a-run/browse');
   await expect(alert).toContainText('does not name');
-  await page.goto(`/rollouts/${runId}/browse?step=1&line=999`);
+  await openBrowser(page, `/rollouts/${runId}/browse?step=1&line=999`);
   await expect(alert).toContainText('no sample at step 1, line 999');
   await page.goto(`/rollouts/${runId}/compare?a=oops`);
   await expect(alert).toContainText('?a=STEP:LINE&b=STEP:LINE');

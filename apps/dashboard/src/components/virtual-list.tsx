@@ -3,6 +3,9 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { type ReactNode, useEffect, useRef } from 'react';
 
+/** The height, in pixels, assumed for the list until it is measured. */
+const INITIAL_HEIGHT = 1_000;
+
 interface VirtualListProps {
   label: string;
   /** Rows loaded so far. */
@@ -37,6 +40,9 @@ export function VirtualList({
     getScrollElement: () => parent.current,
     estimateSize: () => rowHeight,
     overscan: 8,
+    // Before the list is measured (on the server, and in the hydration that must match it), rows as for a tall
+    // window: so the first rows come with the page instead of after hydration and a measurement.
+    initialRect: { width: 0, height: INITIAL_HEIGHT },
   });
   const items = virtualizer.getVirtualItems();
   const last = items.at(-1);

@@ -102,7 +102,7 @@ export function ExecutionList({ apiUrl }: { apiUrl: string }) {
           columns={['requested', 'source', 'language', 'status', 'run', 'queue wait', 'session']}
           columnsClass="execution-row"
           renderRow={(item) => (
-            <Link href={`/executions/${item.id}`} className="row execution-row">
+            <Link prefetch={false} href={`/executions/${item.id}`} className="row execution-row">
               <span>{formatTime(item.requestedAt)}</span>
               <span>{item.source}</span>
               <span>{item.language}</span>

@@ -91,3 +91,11 @@ export function sampleFilter(params: BrowserParams) {
     fields: params.fields,
   };
 }
+
+/** Samples per page of the list. */
+const SAMPLE_PAGE = 100;
+
+/** The sample list's query: the first page of a step's samples under the filters (the list and its prefetch). */
+export function sampleListInput(runId: string, step: number, params: BrowserParams) {
+  return { runId, step, limit: SAMPLE_PAGE, ...sampleFilter(params) };
+}

@@ -77,7 +77,7 @@ export function RolloutBrowser({ runId }: { runId: string }) {
     searchInput.current?.focus();
     searchInput.current?.select();
   };
-  useKeys({
+  const keysLive = useKeys({
     n: () => void moveSample(1),
     p: () => void moveSample(-1),
     N: () => moveStep(1),
@@ -160,9 +160,12 @@ export function RolloutBrowser({ runId }: { runId: string }) {
             </button>
           ) : null}
         </form>
-        <span className="keys muted" aria-label="keyboard shortcuts">
-          n/p sample · N/P step · / find · j/k scroll
-        </span>
+        {/* Listed once they work. */}
+        {keysLive ? (
+          <span className="keys muted" aria-label="keyboard shortcuts">
+            n/p sample · N/P step · / find · j/k scroll
+          </span>
+        ) : null}
       </header>
       {params.q ? null : <FilterBar runId={runId} step={step} params={params} onChange={change} />}
       <div className="browser">

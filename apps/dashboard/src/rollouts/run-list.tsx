@@ -42,7 +42,9 @@ export function RunList() {
         {runs.data.map((run) => (
           <tr key={run.id}>
             <td>
-              <Link href={`/rollouts/${run.id}`}>{run.name}</Link>
+              <Link prefetch={false} href={`/rollouts/${run.id}`}>
+                {run.name}
+              </Link>
             </td>
             <td>{run.steps}</td>
             <td>{run.samples.toLocaleString()}</td>

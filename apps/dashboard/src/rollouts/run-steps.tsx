@@ -33,7 +33,10 @@ export function RunSteps({ runId }: { runId: string }) {
   return (
     <>
       <h1>
-        Rollouts · {run.name} <Link href={`/rollouts/${runId}/browse`}>Browse samples →</Link>
+        Rollouts · {run.name}{' '}
+        <Link prefetch={false} href={`/rollouts/${runId}/browse`}>
+          Browse samples →
+        </Link>
       </h1>
       {steps.length === 0 ? (
         <EmptyState title="No samples yet">
@@ -76,7 +79,9 @@ export function RunSteps({ runId }: { runId: string }) {
               {steps.map((step) => (
                 <tr key={step.step}>
                   <td className="nowrap">
-                    <Link href={`/rollouts/${runId}/browse?step=${step.step}`}>step {step.step}</Link>
+                    <Link prefetch={false} href={`/rollouts/${runId}/browse?step=${step.step}`}>
+                      step {step.step}
+                    </Link>
                   </td>
                   <td>{step.samples}</td>
                   <td>{formatScore(step.mean)}</td>

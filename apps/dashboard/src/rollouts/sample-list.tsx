@@ -6,9 +6,7 @@ import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
 import { InfiniteList } from '~/components/infinite-list';
 import { formatChars, formatScore } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
-import { type BrowserParams, browserSearch, sampleFilter } from './browser-params';
-
-const PAGE = 100;
+import { type BrowserParams, browserSearch, sampleListInput } from './browser-params';
 
 function extrasSummary(extras: Record<string, unknown>): string {
   return Object.entries(extras)
@@ -22,10 +20,9 @@ function extrasSummary(extras: Record<string, unknown>): string {
 export function SampleList({ runId, step, params }: { runId: string; step: number; params: BrowserParams }) {
   const trpc = useTRPC();
   const samples = useInfiniteQuery(
-    trpc.rollouts.samples.infiniteQueryOptions(
-      { runId, step, limit: PAGE, ...sampleFilter(params) },
-      { getNextPageParam: (page) => page.nextCursor },
-    ),
+    trpc.rollouts.samples.infiniteQueryOptions(sampleListInput(runId, step, params), {
+      getNextPageParam: (page) => page.nextCursor,
+    }),
   );
   if (samples.isPending) return <Loading what="samples" />;
   if (samples.isError) return <ProblemCard error={samples.error} what="Samples" />;
@@ -49,6 +46,7 @@ export function SampleList({ runId, step, params }: { runId: string; step: numbe
         renderRow={(item) => {
           return (
             <Link
+              prefetch={false}
               href={`/rollouts/${runId}/browse?${browserSearch({ ...params, step, line: item.line })}`}
               className={`row sample-row ${item.line === params.line ? 'selected' : ''}`}
               aria-current={item.line === params.line ? 'true' : undefined}

@@ -59,6 +59,7 @@ export function SearchResults({ runId, params }: { runId: string; params: Browse
           const current = hit.step === params.step && hit.line === params.line;
           return (
             <Link
+              prefetch={false}
               href={`/rollouts/${runId}/browse?${browserSearch({ ...params, step: hit.step, line: hit.line })}`}
               className={`row hit-row ${current ? 'selected' : ''}`}
               aria-current={current ? 'true' : undefined}

@@ -1,12 +1,21 @@
 'use client';
 
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useSyncExternalStore } from 'react';
+
+const noSubscription = () => () => {};
 
 /**
  * Single-key shortcuts for the page (n, p, N, P, /, f, j, k…). They are ignored while the user types in a
- * field, except Escape, which leaves the field so the keys work again.
+ * field, except Escape, which leaves the field so the keys work again. Returns whether they work yet: the page
+ * comes from the server and is on screen before hydration attaches them.
  */
-export function useKeys(handlers: Record<string, () => void>): void {
+export function useKeys(handlers: Record<string, () => void>): boolean {
+  // False on the server and through hydration, true from the render after it: when the listener below is on.
+  const live = useSyncExternalStore(
+    noSubscription,
+    () => true,
+    () => false,
+  );
   const latest = useRef(handlers);
   useEffect(() => {
     latest.current = handlers;
@@ -28,4 +37,5 @@ export function useKeys(handlers: Record<string, () => void>): void {
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, []);
+  return live;
 }

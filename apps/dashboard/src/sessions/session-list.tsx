@@ -65,7 +65,7 @@ export function SessionList() {
           columns={['sid', 'task', 'state', 'actions', 'errors', 'reward', 'f2p', 'created']}
           columnsClass="session-row"
           renderRow={(item) => (
-            <Link href={`/sessions/${item.id}`} className="row session-row">
+            <Link prefetch={false} href={`/sessions/${item.id}`} className="row session-row">
               <span>{item.id}</span>
               <span>{item.task.name}</span>
               <span>{item.state}</span>

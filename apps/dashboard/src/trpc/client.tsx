@@ -1,20 +1,13 @@
 'use client';
 
 import type { AppRouter } from '@fusebox/api/trpc';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { QueryClientProvider } from '@tanstack/react-query';
 import { createTRPCClient, httpBatchStreamLink, httpSubscriptionLink, splitLink } from '@trpc/client';
 import { createTRPCContext } from '@trpc/tanstack-react-query';
 import { type ReactNode, useState } from 'react';
+import { makeQueryClient } from './query-client';
 
 export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
-
-function makeQueryClient() {
-  return new QueryClient({
-    defaultOptions: {
-      queries: { staleTime: 2_000, retry: 1, refetchOnWindowFocus: false },
-    },
-  });
-}
 
 /** Gives every client component the tRPC client and the query cache. */
 export function TrpcReactProvider({ children }: { children: ReactNode }) {

@@ -1,12 +1,32 @@
+import { HydrationBoundary } from '@tanstack/react-query';
 import { Suspense } from 'react';
 import { Loading } from '~/components/query-state';
+import { parseBrowserParams } from '~/rollouts/browser-params';
+import { prefetchBrowser } from '~/rollouts/prefetch-browser';
 import { RolloutBrowser } from '~/rollouts/rollout-browser';
+import { serverTrpc } from '~/trpc/server';
 
-export default async function BrowsePage({ params }: { params: Promise<{ runId: string }> }) {
+type SearchParams = Record<string, string | string[] | undefined>;
+
+export default async function BrowsePage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ runId: string }>;
+  searchParams: Promise<SearchParams>;
+}) {
   const { runId } = await params;
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(await searchParams)) {
+    for (const one of [value ?? []].flat()) search.append(name, one);
+  }
+  // The first samples come with the page: the list is on screen without waiting for hydration and a request.
+  const state = await prefetchBrowser(serverTrpc(), runId, parseBrowserParams(search));
   return (
-    <Suspense fallback={<Loading what="the browser" />}>
-      <RolloutBrowser runId={runId} />
-    </Suspense>
+    <HydrationBoundary state={state}>
+      <Suspense fallback={<Loading what="the browser" />}>
+        <RolloutBrowser runId={runId} />
+      </Suspense>
+    </HydrationBoundary>
   );
 }
