@@ -2,8 +2,9 @@ import type { SqlClient } from '@fusebox/db/sql-client';
 
 /**
  * Calls `each` for every item, in up to `options.jobs` sessions at once: the client's own, and others opened
- * with `openSession` for this and closed after it (without it, in the client's alone). Each session takes the next item in order; after a failure none takes another, and
- * the first failure is thrown once every session has stopped.
+ * with `openSession` for this and closed after it (without it, in the client's alone). Each session takes the
+ * next item in order; after a failure none takes another, and the first failure is thrown once every session
+ * has stopped.
  */
 export async function eachInSessions<T>(
   client: SqlClient,
