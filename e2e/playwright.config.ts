@@ -1,5 +1,5 @@
 import { defineConfig } from '@playwright/test';
-import { DASHBOARD_URL } from './stack';
+import { API_TOKEN, DASHBOARD_URL } from './stack';
 
 /**
  * Browser tests in Debian's Chromium (`apt-get install chromium`; Playwright's own browser download cannot run
@@ -19,6 +19,7 @@ export default defineConfig({
   ],
   use: {
     baseURL: DASHBOARD_URL,
+    extraHTTPHeaders: { authorization: `Bearer ${API_TOKEN}` },
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
     launchOptions: {

@@ -8,3 +8,8 @@ export const API_URL = `http://127.0.0.1:${API_PORT}`;
 export const DASHBOARD_URL = `http://127.0.0.1:${DASHBOARD_PORT}`;
 /** A database of the browser tests' own, recreated empty at every run. */
 export const DATABASE_URL = withDatabase(TEST_SERVER_URL, 'fusebox_test_e2e');
+/**
+ * The stack runs as a deployment should, with an API token: the dashboard adds it on the server side, and the
+ * tests' own calls to the API send it (`extraHTTPHeaders` in playwright.config.ts).
+ */
+export const API_TOKEN = 'e2e-secret-token';

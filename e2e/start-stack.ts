@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parseDatabaseUrl, withDatabase } from '@fusebox/db/database-url';
 import { quoteIdentifier } from '@fusebox/db/ensure-database';
 import { connectPostgres } from '@fusebox/db/sql-client';
-import { API_PORT, DASHBOARD_PORT, DATABASE_URL } from './stack';
+import { API_PORT, API_TOKEN, DASHBOARD_PORT, DATABASE_URL } from './stack';
 
 const admin = await connectPostgres(withDatabase(DATABASE_URL, 'postgres'));
 await admin.query(
@@ -22,6 +22,7 @@ const child = spawn(
       DATABASE_URL,
       PORT: String(API_PORT),
       DASHBOARD_PORT: String(DASHBOARD_PORT),
+      FUSEBOX_API_TOKEN: API_TOKEN,
       FUSEBOX_LOG_FORMAT: 'json',
     },
   },

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { saveScreenshot } from '../screenshots';
-import { API_URL } from '../stack';
+import { API_TOKEN, API_URL } from '../stack';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -21,6 +21,10 @@ test('before any execution, the overview says how to send the first one', async 
   // The running API's own address, ready to paste, not a default port.
   await expect(empty).toContainText(`curl -s ${API_URL}/run_code`);
   await expect(empty).toContainText(`sandbox_fusion_url to ${API_URL}/run_code`);
+  // The stack requires a token: the curl names it (never its value), and verl's tool is warned about.
+  await expect(empty).toContainText('-H "authorization: Bearer $FUSEBOX_API_TOKEN"');
+  await expect(empty).toContainText("verl's SandboxFusion tool sends no token");
+  await expect(empty).not.toContainText(API_TOKEN);
   await saveScreenshot(page, 'overview-empty');
 });
 

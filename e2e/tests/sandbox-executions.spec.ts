@@ -6,6 +6,15 @@ test('executions are listed newest first, filter by status, and open with code, 
   page,
   request,
 }) => {
+  // The stack requires its token: a call without it (plain fetch, not the tests' request context, which sends
+  // it) is refused; the dashboard adds it on the server side.
+  const refused = await fetch(`${API_URL}/run_code`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ code: 'print(1)', language: 'python' }),
+  });
+  expect(refused.status).toBe(401);
+
   const ok = await request.post(`${API_URL}/run_code`, {
     data: { code: 'print(6 * 7)', language: 'python' },
   });

@@ -1,6 +1,6 @@
 import { connection } from 'next/server';
 import { HealthCard } from '~/components/health-card';
-import { env } from '~/env';
+import { apiAddress } from '~/env';
 import { LoadOverview } from '~/overview/load-overview';
 
 export default async function OverviewPage() {
@@ -9,7 +9,7 @@ export default async function OverviewPage() {
   return (
     <>
       <h1>Overview</h1>
-      <LoadOverview apiUrl={env.FUSEBOX_API_URL} />
+      <LoadOverview api={apiAddress} />
       <HealthCard />
     </>
   );

@@ -4,7 +4,7 @@ import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { ChoiceFilter } from '~/components/choice-filter';
 import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
-import { FirstExecution } from '~/components/first-execution';
+import { type ApiAddress, FirstExecution } from '~/components/first-execution';
 import { useQueryParams } from '~/components/use-query-params';
 import { InfiniteList } from '~/components/infinite-list';
 import { formatMs, formatTime } from '~/components/format';
@@ -20,7 +20,7 @@ function toMs(local: string | null): number | undefined {
 }
 
 /** Every execution, newest first, filtered by status, language, time range and session, all in the URL. */
-export function ExecutionList({ apiUrl }: { apiUrl: string }) {
+export function ExecutionList({ api }: { api: ApiAddress }) {
   const trpc = useTRPC();
   const { search, set } = useQueryParams();
   const status = STATUSES.find((candidate) => candidate === search.get('status'));
@@ -92,7 +92,7 @@ export function ExecutionList({ apiUrl }: { apiUrl: string }) {
         <ProblemCard error={list.error} what="Executions" />
       ) : list.data.pages[0]?.items.length === 0 ? (
         <EmptyState title={filtered ? 'No execution matches these filters' : 'No executions yet'}>
-          {filtered ? <p>Loosen a filter above.</p> : <FirstExecution apiUrl={apiUrl} />}
+          {filtered ? <p>Loosen a filter above.</p> : <FirstExecution api={api} />}
         </EmptyState>
       ) : (
         <InfiniteList

@@ -7,7 +7,7 @@ import type { inferRouterOutputs } from '@trpc/server';
 import { useEffect, useState } from 'react';
 import { LineChart } from '~/components/line-chart';
 import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
-import { FirstExecution } from '~/components/first-execution';
+import { type ApiAddress, FirstExecution } from '~/components/first-execution';
 import { formatMs } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
 
@@ -118,7 +118,7 @@ function KeyCard({
  * Live load per limiter key: permits in flight against the limit, waiters, throughput, run-time percentiles,
  * where executions waited (for a permit, or for a sandbox slot), errors, and the last 15 minutes as a chart that the live stream keeps extending.
  */
-export function LoadOverview({ apiUrl }: { apiUrl: string }) {
+export function LoadOverview({ api }: { api: ApiAddress }) {
   const trpc = useTRPC();
   const history = useQuery({
     ...trpc.overview.history.queryOptions({ minutes: MINUTES, bucketSeconds: BUCKET_SECONDS }),
@@ -175,7 +175,7 @@ export function LoadOverview({ apiUrl }: { apiUrl: string }) {
         history.data.keys.length === 0) ? (
         <EmptyState title="No executions yet">
           <p>Send the first one and watch it here:</p>
-          <FirstExecution apiUrl={apiUrl} />
+          <FirstExecution api={api} />
         </EmptyState>
       ) : null}
       <div className="key-cards">

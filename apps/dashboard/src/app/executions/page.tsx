@@ -1,7 +1,7 @@
 import { connection } from 'next/server';
 import { Suspense } from 'react';
 import { Loading } from '~/components/query-state';
-import { env } from '~/env';
+import { apiAddress } from '~/env';
 import { ExecutionList } from '~/executions/execution-list';
 
 export default async function ExecutionsPage() {
@@ -11,7 +11,7 @@ export default async function ExecutionsPage() {
     <>
       <h1>Executions</h1>
       <Suspense fallback={<Loading what="executions" />}>
-        <ExecutionList apiUrl={env.FUSEBOX_API_URL} />
+        <ExecutionList api={apiAddress} />
       </Suspense>
     </>
   );
