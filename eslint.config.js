@@ -43,7 +43,15 @@ export default tseslint.config(
       ...reactHooks.configs.recommended.rules,
       ...nextPlugin.configs.recommended.rules,
       ...nextPlugin.configs['core-web-vitals'].rules,
+      'no-restricted-imports': [
+        'error',
+        { name: 'next/link', message: "Use Link from '~/components/link': it does not prefetch live pages." },
+      ],
     },
+  },
+  {
+    files: ['apps/dashboard/src/components/link.tsx'],
+    rules: { 'no-restricted-imports': 'off' },
   },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],

@@ -85,16 +85,18 @@ export async function importDump(client: SqlClient, options: ImportDumpOptions):
     options.onProgress?.(progress);
     summary.added += result.added;
     summary.rejected += result.rejected;
-    if (result.note) notes.push({ file, reason: result.note });
+    if (result.note) notes.set(file, result.note);
     if (result.added > 0 || result.rejected > 0 || result.note) options.onFile?.(file, result);
   };
   // Files finish in any order when several go at once; their notes are listed in step order all the same.
-  const notes: { file: DumpFile; reason: string }[] = [];
+  const notes = new Map<DumpFile, string>();
   const pending = directory.files.filter((file) => file.size !== done.get(file.name));
   const sessions = { jobs: options.jobs ?? DEFAULT_IMPORT_JOBS, openSession: options.openSession };
   await eachInSessions(client, sessions, pending, importFile);
-  notes.sort((a, b) => pending.indexOf(a.file) - pending.indexOf(b.file));
-  summary.skipped.push(...notes.map(({ file, reason }) => ({ name: file.name, reason })));
+  for (const file of pending) {
+    const reason = notes.get(file);
+    if (reason) summary.skipped.push({ name: file.name, reason });
+  }
   // Fresh planner statistics, so search and filters pick the right index from the first query on (autovacuum
   // would get there, but only after a while).
   if (summary.added > 0)

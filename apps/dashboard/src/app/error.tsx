@@ -1,6 +1,6 @@
 'use client';
 
-import Link from 'next/link';
+import { Link } from '~/components/link';
 import { ProblemCard } from '~/components/query-state';
 
 /**

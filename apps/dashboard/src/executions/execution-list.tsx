@@ -1,7 +1,7 @@
 'use client';
 
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
+import { Link } from '~/components/link';
 import { ChoiceFilter } from '~/components/choice-filter';
 import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
 import { type ApiAddress, FirstExecution } from '~/components/first-execution';
@@ -102,7 +102,7 @@ export function ExecutionList({ api }: { api: ApiAddress }) {
           columns={['requested', 'source', 'language', 'status', 'run', 'queue wait', 'session']}
           columnsClass="execution-row"
           renderRow={(item) => (
-            <Link prefetch={false} href={`/executions/${item.id}`} className="row execution-row">
+            <Link href={`/executions/${item.id}`} className="row execution-row">
               <span>{formatTime(item.requestedAt)}</span>
               <span>{item.source}</span>
               <span>{item.language}</span>

@@ -1,7 +1,7 @@
 'use client';
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import Link from 'next/link';
+import { Link } from '~/components/link';
 import { useEffect, useRef } from 'react';
 import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
 import { useTRPC } from '~/trpc/client';

@@ -1,7 +1,7 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
+import { Link } from '~/components/link';
 import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
 import { formatTime } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
@@ -42,9 +42,7 @@ export function RunList() {
         {runs.data.map((run) => (
           <tr key={run.id}>
             <td>
-              <Link prefetch={false} href={`/rollouts/${run.id}`}>
-                {run.name}
-              </Link>
+              <Link href={`/rollouts/${run.id}`}>{run.name}</Link>
             </td>
             <td>{run.steps}</td>
             <td>{run.samples.toLocaleString()}</td>

@@ -1,7 +1,7 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
+import { Link } from '~/components/link';
 import { LineChart } from '~/components/line-chart';
 import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
 import { formatScore } from '~/components/format';
@@ -33,10 +33,7 @@ export function RunSteps({ runId }: { runId: string }) {
   return (
     <>
       <h1>
-        Rollouts · {run.name}{' '}
-        <Link prefetch={false} href={`/rollouts/${runId}/browse`}>
-          Browse samples →
-        </Link>
+        Rollouts · {run.name} <Link href={`/rollouts/${runId}/browse`}>Browse samples →</Link>
       </h1>
       {steps.length === 0 ? (
         <EmptyState title="No samples yet">
@@ -79,9 +76,7 @@ export function RunSteps({ runId }: { runId: string }) {
               {steps.map((step) => (
                 <tr key={step.step}>
                   <td className="nowrap">
-                    <Link prefetch={false} href={`/rollouts/${runId}/browse?step=${step.step}`}>
-                      step {step.step}
-                    </Link>
+                    <Link href={`/rollouts/${runId}/browse?step=${step.step}`}>step {step.step}</Link>
                   </td>
                   <td>{step.samples}</td>
                   <td>{formatScore(step.mean)}</td>

@@ -1,7 +1,7 @@
 'use client';
 
 import { useInfiniteQuery } from '@tanstack/react-query';
-import Link from 'next/link';
+import { Link } from '~/components/link';
 import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
 import { InfiniteList } from '~/components/infinite-list';
 import { formatChars, formatScore } from '~/components/format';
@@ -46,7 +46,6 @@ export function SampleList({ runId, step, params }: { runId: string; step: numbe
         renderRow={(item) => {
           return (
             <Link
-              prefetch={false}
               href={`/rollouts/${runId}/browse?${browserSearch({ ...params, step, line: item.line })}`}
               className={`row sample-row ${item.line === params.line ? 'selected' : ''}`}
               aria-current={item.line === params.line ? 'true' : undefined}

@@ -1,6 +1,6 @@
 'use client';
 
-import Link from 'next/link';
+import { Link } from '~/components/link';
 import { formatScore } from '~/components/format';
 import type { Sample } from './types';
 

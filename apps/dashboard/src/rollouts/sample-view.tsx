@@ -2,7 +2,7 @@
 
 import { parseSearchQuery } from '@fusebox/api/rollouts/search-query';
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
+import { Link } from '~/components/link';
 import { type RefObject, useMemo } from 'react';
 import { Loading, ProblemCard } from '~/components/query-state';
 import { formatScore } from '~/components/format';

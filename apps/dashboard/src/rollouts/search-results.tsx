@@ -1,7 +1,7 @@
 'use client';
 
 import { useInfiniteQuery } from '@tanstack/react-query';
-import Link from 'next/link';
+import { Link } from '~/components/link';
 import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
 import { InfiniteList } from '~/components/infinite-list';
 import { formatScore } from '~/components/format';
@@ -59,7 +59,6 @@ export function SearchResults({ runId, params }: { runId: string; params: Browse
           const current = hit.step === params.step && hit.line === params.line;
           return (
             <Link
-              prefetch={false}
               href={`/rollouts/${runId}/browse?${browserSearch({ ...params, step: hit.step, line: hit.line })}`}
               className={`row hit-row ${current ? 'selected' : ''}`}
               aria-current={current ? 'true' : undefined}

@@ -1,7 +1,7 @@
 'use client';
 
 import { useInfiniteQuery } from '@tanstack/react-query';
-import Link from 'next/link';
+import { Link } from '~/components/link';
 import { ChoiceFilter } from '~/components/choice-filter';
 import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
 import { useQueryParams } from '~/components/use-query-params';
@@ -65,7 +65,7 @@ export function SessionList() {
           columns={['sid', 'task', 'state', 'actions', 'errors', 'reward', 'f2p', 'created']}
           columnsClass="session-row"
           renderRow={(item) => (
-            <Link prefetch={false} href={`/sessions/${item.id}`} className="row session-row">
+            <Link href={`/sessions/${item.id}`} className="row session-row">
               <span>{item.id}</span>
               <span>{item.task.name}</span>
               <span>{item.state}</span>

@@ -1,7 +1,7 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
+import { Link } from '~/components/link';
 import { CodeBlock } from '~/components/code-block';
 import { Loading, ProblemCard } from '~/components/query-state';
 import { formatMs, formatScore, formatTime } from '~/components/format';

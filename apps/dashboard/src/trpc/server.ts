@@ -13,11 +13,9 @@ const PREFETCH_TIMEOUT_MS = 3_000;
  * the first render has its data instead of asking for it after hydration.
  */
 export function serverTrpc() {
-  const queryClient = makeQueryClient();
   // A failed prefetch is left to the browser, which retries and shows the problem: waiting to retry here would
   // only hold the page back.
-  const defaults = queryClient.getDefaultOptions();
-  queryClient.setDefaultOptions({ ...defaults, queries: { ...defaults.queries, retry: false } });
+  const queryClient = makeQueryClient({ retry: false });
   const client = createTRPCClient<AppRouter>({
     links: [
       httpBatchLink({
