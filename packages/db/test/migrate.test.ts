@@ -73,6 +73,45 @@ describe('migrate', () => {
     expect(Number(count.rows[0]?.n)).toBe(files.length);
   });
 
+  it('moves the search words of runs imported before rollout_term into it', async () => {
+    const { sql } = await emptyDatabase();
+    const all = await readMigrations();
+    const at = all.findIndex((migration) => migration.name.endsWith('_rollout_terms'));
+    expect(at).toBeGreaterThan(0);
+    await migrate(sql, { migrations: all.slice(0, at) });
+    const run = '01900000-0000-7000-8000-000000000001';
+    await sql.query(
+      `INSERT INTO "rollout_run" ("id", "name", "source_dir", "updated_at") VALUES ($1, 'old', '/old', now())`,
+      [run],
+    );
+    for (const [step, line, terms] of [
+      [3, 2, '{print,total}'],
+      [3, 1, '{print}'],
+      // The old importer quoted the word "null"; an unquoted NULL (which it never wrote) is left out.
+      [4, 1, '{total,"null",NULL}'],
+    ] as const) {
+      await sql.query(
+        `INSERT INTO "rollout_sample" ("id", "run_id", "step", "line", "input", "output", "search_terms")
+         VALUES (gen_random_uuid(), $1, $2, $3, '', '', $4)`,
+        [run, step, line, terms],
+      );
+    }
+    await migrate(sql);
+    const { rows } = await sql.query(
+      'SELECT "term", "step", "first_line", "lines" FROM "rollout_term" ORDER BY "term", "step"',
+    );
+    expect(rows).toEqual([
+      { term: 'null', step: 4, first_line: 1, lines: [1] },
+      { term: 'print', step: 3, first_line: 1, lines: [1, 2] },
+      { term: 'total', step: 3, first_line: 2, lines: [2] },
+      { term: 'total', step: 4, first_line: 1, lines: [1] },
+    ]);
+    const columns = await sql.query(
+      `SELECT 1 FROM information_schema.columns WHERE table_name = 'rollout_sample' AND column_name = 'search_terms'`,
+    );
+    expect(columns.rows).toEqual([]);
+  });
+
   it('refuses a migration that was edited after it was applied, naming it', async () => {
     const { sql } = await emptyDatabase();
     const dir = await migrationsFolder({ '20260101000000_first': 'CREATE TABLE one (id int);' });

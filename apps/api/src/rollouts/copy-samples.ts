@@ -14,7 +14,6 @@ const COLUMNS = [
   'score',
   'extras',
   'prompt_hash',
-  'search_terms',
 ] as const;
 
 const COPY_TARGET = `"rollout_sample" (${COLUMNS.map((column) => `"${column}"`).join(', ')})`;
@@ -30,14 +29,6 @@ function json(value: unknown): string {
   return field(text.includes('\\u0000') ? text.replaceAll('\\u0000', '\\ufffd') : text);
 }
 
-/**
- * A text[] literal. Terms are words (letters and digits only), so none needs quoting except the one word that
- * would otherwise read as SQL NULL.
- */
-function termsArray(terms: readonly string[]): string {
-  return field(`{${terms.map((term) => (term === 'null' ? '"null"' : term)).join(',')}}`);
-}
-
 function csvLine(runId: string, step: number, row: SampleRow): string {
   return `${[
     uuidV7(),
@@ -51,7 +42,6 @@ function csvLine(runId: string, step: number, row: SampleRow): string {
     row.score === null || !Number.isFinite(row.score) ? '' : String(row.score),
     json(row.extras),
     field(row.promptHash),
-    termsArray(row.searchTerms),
   ].join(',')}\n`;
 }
 

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { searchTerms } from './search-terms';
 
 /** One sample as the importer stores it. */
 export interface SampleRow {
@@ -13,7 +12,6 @@ export interface SampleRow {
   score: number | null;
   extras: Record<string, unknown>;
   promptHash: string;
-  searchTerms: string[];
 }
 
 export type ParsedLine = { ok: true; row: SampleRow } | { ok: false; problem: string };
@@ -75,7 +73,6 @@ export function parseDumpLine(text: string, line: number): ParsedLine {
       score,
       extras,
       promptHash: createHash('sha1').update(input).digest('hex').slice(0, 16),
-      searchTerms: searchTerms([input, output]),
     },
   };
 }

@@ -99,7 +99,9 @@ export async function importDump(client: SqlClient, options: ImportDumpOptions):
   }
   // Fresh planner statistics, so search and filters pick the right index from the first query on (autovacuum
   // would get there, but only after a while).
-  if (summary.added > 0)
-    await client.query('ANALYZE "rollout_sample" ("run_id", "step", "score", "search_terms")');
+  if (summary.added > 0) {
+    await client.query('ANALYZE "rollout_sample" ("run_id", "step", "score")');
+    await client.query('ANALYZE "rollout_term" ("run_id", "term", "step")');
+  }
   return summary;
 }

@@ -3,6 +3,7 @@ import { copySamples } from './copy-samples';
 import type { DumpFile } from './dump-files';
 import { type SampleRow, parseDumpLine } from './dump-line';
 import { readLines } from './read-lines';
+import { TermPostings } from './term-postings';
 import { uuidV7 } from './uuid-v7';
 
 /** A line that was skipped, as `file:line: problem`. */
@@ -77,8 +78,8 @@ async function importPiece(
   options: FileImportOptions,
 ): Promise<{ added: number; rejected: number; last: boolean; note?: string }> {
   // A lost commit after a crash is re-imported from the recorded offset, so durability can wait for the
-  // next WAL flush; and a bigger GIN pending list merges the new search terms in fewer, larger batches.
-  await tx.exec("SET LOCAL synchronous_commit = off; SET LOCAL gin_pending_list_limit = '64MB'");
+  // next WAL flush.
+  await tx.exec('SET LOCAL synchronous_commit = off');
   const { rows } = await tx.query<Progress>(
     `SELECT "bytes_read", "lines_read", "lines_rejected" FROM "rollout_file"
      WHERE "run_id" = $1 AND "name" = $2 FOR UPDATE`,
@@ -99,6 +100,7 @@ async function importPiece(
   let added = 0;
   let rejected = 0;
   let last = true;
+  const postings = new TermPostings();
   async function* samples(): AsyncGenerator<SampleRow> {
     for await (const line of readLines(file.path, start)) {
       if (!line.complete && !options.final) break;
@@ -109,6 +111,7 @@ async function importPiece(
         const parsed = parseDumpLine(line.text, lineNumber);
         if (parsed.ok) {
           added += 1;
+          postings.add(lineNumber, [parsed.row.input, parsed.row.output]);
           yield parsed.row;
         } else {
           rejected += 1;
@@ -122,6 +125,7 @@ async function importPiece(
     }
   }
   await copySamples(tx, runId, file.step, samples());
+  await postings.copy(tx, runId, file.step);
   await tx.query(
     `UPDATE "rollout_file" SET "bytes_read" = $3, "lines_read" = $4, "lines_rejected" = "lines_rejected" + $5,
        "updated_at" = now() WHERE "run_id" = $1 AND "name" = $2`,

@@ -2,7 +2,7 @@ import { MAX_TERM_LENGTH, words } from './search-terms';
 
 /** A parsed search box: what every matching sample must contain. */
 export interface SearchQuery {
-  /** Lowercase words, each looked up in the index (`search_terms`). */
+  /** Lowercase words, each looked up in the index (`rollout_term`). */
   terms: string[];
   /**
    * Lowercase strings a match must contain verbatim, ignoring case: quoted phrases, and anything typed with

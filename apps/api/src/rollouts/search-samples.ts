@@ -4,7 +4,6 @@ import type { SearchQuery } from './search-query';
 
 /** A sample that matched, in the order results are listed: by step, then line. */
 export interface SearchMatch {
-  id: string;
   step: number;
   line: number;
 }
@@ -17,8 +16,8 @@ export interface SearchOptions {
   countCap: number;
   /** A phrase is checked in the text of at most this many samples that have its words, the first in order. */
   phraseCandidates: number;
-  /** Candidates read from the index alone before turning to the first steps. Default ALL_CANDIDATES. */
-  allCandidates?: number;
+  /** Index rows read per query. Default ROWS_PER_READ. */
+  rowsPerRead?: number;
 }
 
 export interface SearchResult {
@@ -29,97 +28,134 @@ export interface SearchResult {
 }
 
 /**
- * Samples with a word read straight from the GIN index before the search turns to the first steps instead:
- * reading them costs a few milliseconds per thousand, and a word in more samples than this is common enough that
- * its first matches lie in the first steps.
+ * `rollout_term` rows read per query. A common word has a row in every step, so the first few hundred steps
+ * are read before the first matches are known to suffice; the next steps only when they do not.
  */
-const ALL_CANDIDATES = 20_000;
-
-type Transaction = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
-
-const byStepAndLine = (a: SearchMatch, b: SearchMatch) => a.step - b.step || a.line - b.line;
+const ROWS_PER_READ = 500;
 
 /** Candidates whose text is checked for phrases per query: the check stops once the count cap is reached. */
 const PHRASE_CHUNK = 250;
 
+interface Posting {
+  term: string;
+  step: number;
+  lines: number[];
+}
+
 /**
- * Finds, in step and line order, the first `countCap + 1` samples that contain every word (through the GIN index
- * on `search_terms`) and every phrase (verbatim, ignoring case).
+ * Finds, in step and line order, the first `countCap + 1` samples that contain every word (through the
+ * `rollout_term` index) and every phrase (verbatim, ignoring case).
  *
- * Ordering is what costs: the index answers which samples have the words, not in what order, so ordering them
- * visits every one (100,000 rows for `the` in a 100k-sample run). So the candidates are first read from the index
- * alone, up to ALL_CANDIDATES. Fewer than that: they are all there, and are ordered here. More: the word is
- * common, and the candidates read so far, a subset of all, show by which step the first ones needed are reached;
- * only the samples up to that step are then read, through the (run_id, step) b-tree. Phrases are then checked
- * in the candidates' text in order, a chunk at a time, until enough match or the budget is spent.
+ * The index holds, per word and step, the lines that contain it, in order: intersecting a step's lists for the
+ * query's words gives that step's matches already ordered, and steps are read in order until there are enough.
+ * Phrases are then checked in the candidates' text in order, a chunk at a time, until enough match or the budget
+ * is spent.
  */
 export async function searchSamples(
   prisma: PrismaClient,
   query: SearchQuery,
   options: SearchOptions,
 ): Promise<SearchResult> {
-  return prisma.$transaction(async (tx) => {
-    // Bitmap scans only: an ordered index scan would read (and decompress) the terms of every sample it passes.
-    await tx.$executeRaw`SET LOCAL enable_seqscan = off`;
-    await tx.$executeRaw`SET LOCAL enable_indexscan = off`;
-    const phrased = query.phrases.length > 0;
-    // How many of the first candidates the answer needs: the page and its capped count, or the phrases' budget.
-    const needed = phrased ? options.phraseCandidates : options.countCap + 1;
-    const readable = Math.max(options.allCandidates ?? ALL_CANDIDATES, needed);
-    // Comparing run_id as text keeps the planner off the run_id b-tree: every candidate comes from the GIN index.
-    const inStep = options.step === undefined ? Prisma.empty : Prisma.sql`AND "step" = ${options.step}`;
-    const candidates = await tx.$queryRaw<SearchMatch[]>`
-      SELECT "id", "step", "line" FROM "rollout_sample"
-      WHERE "run_id"::text = ${options.runId} AND "search_terms" @> ${query.terms}::text[] ${inStep}
-      LIMIT ${readable + 1}`;
-    candidates.sort(byStepAndLine);
-    const complete = candidates.length <= readable;
-    // Of all candidates, the first `needed` end at the step where the first `needed` of this subset end, or before.
-    const first = complete
-      ? candidates.slice(0, needed)
-      : await firstCandidates(
-          tx,
-          query,
-          options.runId,
-          { first: options.step, last: candidates[needed - 1]!.step },
-          needed,
-        );
-    if (!phrased) return { matches: first, phraseBudgetSpent: false };
-    const matches: SearchMatch[] = [];
-    let checked = 0;
-    while (checked < first.length && matches.length <= options.countCap) {
-      const chunk = first.slice(checked, checked + PHRASE_CHUNK);
-      checked += chunk.length;
-      const found = new Set(
-        (
-          await tx.$queryRaw<{ id: string }[]>`
-            SELECT "id" FROM "rollout_sample" s
-            WHERE "id" = ANY(${chunk.map((candidate) => candidate.id)}::uuid[]) AND ${phraseCondition(query)}`
-        ).map((row) => row.id),
-      );
-      matches.push(...chunk.filter((candidate) => found.has(candidate.id)));
-    }
+  if (query.phrases.length === 0) {
     return {
-      matches: matches.slice(0, options.countCap + 1),
-      phraseBudgetSpent: checked === needed && (!complete || candidates.length > needed),
+      matches: await wordMatches(prisma, query, options, options.countCap + 1),
+      phraseBudgetSpent: false,
     };
-  });
+  }
+  // One candidate beyond the budget tells whether the budget left any unchecked.
+  const candidates = await wordMatches(prisma, query, options, options.phraseCandidates + 1);
+  const first = candidates.slice(0, options.phraseCandidates);
+  const matches: SearchMatch[] = [];
+  let checked = 0;
+  while (checked < first.length && matches.length <= options.countCap) {
+    const chunk = first.slice(checked, checked + PHRASE_CHUNK);
+    checked += chunk.length;
+    const found = new Set(
+      (
+        await prisma.$queryRaw<SearchMatch[]>`
+          SELECT s."step", s."line" FROM "rollout_sample" s
+          JOIN unnest(${chunk.map((match) => match.step)}::int[], ${chunk.map((match) => match.line)}::int[])
+            AS c ("step", "line") ON s."step" = c."step" AND s."line" = c."line"
+          WHERE s."run_id" = ${options.runId}::uuid AND ${phraseCondition(query)}`
+      ).map(key),
+    );
+    matches.push(...chunk.filter((candidate) => found.has(key(candidate))));
+  }
+  return {
+    matches: matches.slice(0, options.countCap + 1),
+    phraseBudgetSpent: checked === first.length && candidates.length > first.length,
+  };
 }
 
-/** The first `limit` samples with the words among the steps up to `last` (from `first`, if set), in order. */
-async function firstCandidates(
-  tx: Transaction,
+const key = (match: SearchMatch) => `${match.step}:${match.line}`;
+
+/** The first `limit` samples with every word of the query, in step and line order. */
+async function wordMatches(
+  prisma: PrismaClient,
   query: SearchQuery,
-  runId: string,
-  steps: { first: number | undefined; last: number },
+  options: SearchOptions,
   limit: number,
 ): Promise<SearchMatch[]> {
-  const from = steps.first === undefined ? Prisma.empty : Prisma.sql`AND "step" >= ${steps.first}`;
-  return tx.$queryRaw<SearchMatch[]>`
-    SELECT "id", "step", "line" FROM "rollout_sample"
-    WHERE "run_id" = ${runId}::uuid AND "step" <= ${steps.last} ${from}
-      AND "search_terms" @> ${query.terms}::text[]
-    ORDER BY "step", "line" LIMIT ${limit}`;
+  const rowsPerRead = options.rowsPerRead ?? ROWS_PER_READ;
+  const read = (where: Prisma.Sql, rows: number | null) => prisma.$queryRaw<Posting[]>`
+    SELECT "term", "step", "lines" FROM "rollout_term"
+    WHERE "run_id" = ${options.runId}::uuid AND "term" = ANY(${query.terms}::text[]) AND ${where}
+    ORDER BY "step", "first_line" ${rows === null ? Prisma.empty : Prisma.sql`LIMIT ${rows}`}`;
+  const matches: SearchMatch[] = [];
+  let from = options.step ?? -2147483648;
+  for (;;) {
+    const inStep = options.step === undefined ? Prisma.empty : Prisma.sql`AND "step" = ${options.step}`;
+    let rows = await read(Prisma.sql`"step" >= ${from} ${inStep}`, rowsPerRead);
+    const full = rows.length === rowsPerRead;
+    if (full) {
+      // The read may have cut its last step short: that step is read again, whole, with the next ones.
+      const cut = rows.at(-1)!.step;
+      rows =
+        rows[0]!.step === cut
+          ? await read(Prisma.sql`"step" = ${cut}`, null)
+          : rows.filter((row) => row.step !== cut);
+      from = rows.at(-1)!.step + 1;
+    }
+    for (const [step, lines] of linesByStep(rows, query.terms)) {
+      for (const line of lines) {
+        matches.push({ step, line });
+        if (matches.length === limit) return matches;
+      }
+    }
+    if (!full) return matches;
+  }
+}
+
+/** Per step, in order, the lines that hold every one of `terms`. */
+function* linesByStep(rows: readonly Posting[], terms: readonly string[]): Generator<[number, number[]]> {
+  for (let start = 0; start < rows.length;) {
+    const step = rows[start]!.step;
+    const byTerm = new Map<string, number[]>();
+    let end = start;
+    for (; end < rows.length && rows[end]!.step === step; end++) {
+      const row = rows[end]!;
+      // Rows of a word within a step come by first line, so appending keeps its lines in order.
+      const lines = byTerm.get(row.term);
+      if (lines) for (const line of row.lines) lines.push(line);
+      else byTerm.set(row.term, row.lines);
+    }
+    start = end;
+    if (byTerm.size === terms.length) yield [step, intersectSorted([...byTerm.values()])];
+  }
+}
+
+/** The numbers in every one of the ascending lists, ascending. */
+function intersectSorted(lists: number[][]): number[] {
+  const [shortest, ...others] = [...lists].sort((a, b) => a.length - b.length);
+  const positions = others.map(() => 0);
+  return shortest!.filter((value) =>
+    others.every((list, index) => {
+      let position = positions[index]!;
+      while (position < list.length && list[position]! < value) position += 1;
+      positions[index] = position;
+      return list[position] === value;
+    }),
+  );
 }
 
 /** Every phrase verbatim, ignoring case, in the output or the input of sample `s`. */

@@ -64,48 +64,44 @@ export function words(text: string): string[] {
   return found;
 }
 
+/** Per ASCII code: its lowercase if it belongs to a word, else 0. The hot loop reads this instead of branching. */
+const ASCII_WORD_LOWER = Uint8Array.from({ length: 128 }, (_, code) =>
+  isWordUnit(code) ? String.fromCharCode(code).toLowerCase().charCodeAt(0) : 0,
+);
+
 /**
- * The distinct lowercase words of the given texts that the index keeps: what a sample is searchable by.
+ * Calls `visit(start, end, h1, h2)` for every word of `text` that the index keeps (at most MAX_TERM_LENGTH long),
+ * with two 32-bit hashes of its lowercase form: what the importer's word ids are keyed by.
  *
  * This is the importer's hot loop (every byte of a dump passes through it), so it lowercases ASCII as it goes
- * and recognises repeats by two running hashes of each word, cutting out a string only for a word it has not
- * seen in this sample. Two hashes make a false "seen" (which would drop a term) about one in 2^53.
- *
- * @example
- * searchTerms(['print(total_pay)']); // ['print', 'total', 'pay']
+ * and hashes while it scans: a word becomes a string only when its hashes are new to the caller.
  */
-export function searchTerms(texts: readonly string[]): string[] {
-  const seen = new Set<number>();
-  const terms: string[] = [];
-  for (const text of texts) {
-    let start = -1;
-    let h1 = 0;
-    let h2 = 0;
-    for (let index = 0; index <= text.length; index++) {
-      const code = index < text.length ? text.charCodeAt(index) : 32;
-      if (isWordUnit(code)) {
-        const lower = code >= 65 && code <= 90 ? code | 32 : code;
-        if (start < 0) {
-          start = index;
-          h1 = 0x811c9dc5;
-          h2 = 0;
-        }
-        h1 = Math.imul(h1 ^ lower, 0x01000193);
-        h2 = (Math.imul(h2, 31) + lower) | 0;
-        continue;
+export function forEachTerm(
+  text: string,
+  visit: (start: number, end: number, h1: number, h2: number) => void,
+): void {
+  let start = -1;
+  let h1 = 0;
+  let h2 = 0;
+  const length = text.length;
+  for (let index = 0; index < length; index++) {
+    const code = text.charCodeAt(index);
+    const lower = code < 128 ? ASCII_WORD_LOWER[code]! : isWordUnit(code) ? code : 0;
+    if (lower !== 0) {
+      if (start < 0) {
+        start = index;
+        h1 = 0x811c9dc5;
+        h2 = 0;
       }
-      if (start >= 0) {
-        if (index - start <= MAX_TERM_LENGTH) {
-          const key = (h1 >>> 0) * 0x200000 + (h2 & 0x1fffff);
-          if (!seen.has(key)) {
-            seen.add(key);
-            terms.push(text.slice(start, index).toLowerCase());
-          }
-        }
-        start = -1;
-      }
-      if (code === BACKSLASH) index += Math.max(0, escapeLength(text, index) - 1);
+      h1 = Math.imul(h1 ^ lower, 0x01000193);
+      h2 = (Math.imul(h2, 31) + lower) | 0;
+      continue;
     }
+    if (start >= 0) {
+      if (index - start <= MAX_TERM_LENGTH) visit(start, index, h1, h2);
+      start = -1;
+    }
+    if (code === BACKSLASH) index += Math.max(0, escapeLength(text, index) - 1);
   }
-  return terms;
+  if (start >= 0 && length - start <= MAX_TERM_LENGTH) visit(start, length, h1, h2);
 }

@@ -1,3 +1,5 @@
+import { appendFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RouterContext, createRouterContext } from '../router-context';
 import { importDump } from '../../src/rollouts/import-dump';
@@ -5,8 +7,8 @@ import { parseSearchQuery } from '../../src/rollouts/search-query';
 import { searchSamples } from '../../src/rollouts/search-samples';
 import { dumpLine, writeDump } from './dump-fixture';
 
-// The search reads every candidate from the index when there are few, and only the first steps when the words
-// are common. A small `allCandidates` sends these few samples down the second path: both must agree.
+// The search reads the index a few hundred rows at a time, in step order, and stops once it has enough. A small
+// `rowsPerRead` makes these few samples take several reads, some of which cut a step short: all must agree.
 describe('searchSamples', () => {
   let context: RouterContext;
   let runId: string;
@@ -25,10 +27,16 @@ describe('searchSamples', () => {
     }
     const dir = await writeDump(files);
     runId = (await importDump(context.opened.sql, { dir, name: 'search-run' })).run.id;
+    // Step 3 grows while training writes it: the new lines are a second piece, with index rows of their own.
+    await appendFile(
+      join(dir, '3.jsonl'),
+      `${JSON.stringify(dumpLine({ step: 3, output: 'assistant\nthe answer is odd, said late' }))}\n`,
+    );
+    await importDump(context.opened.sql, { dir, name: 'search-run' });
   });
   afterAll(() => context?.close());
 
-  const search = (text: string, options: { allCandidates?: number; step?: number; countCap?: number }) =>
+  const search = (text: string, options: { rowsPerRead?: number; step?: number; countCap?: number }) =>
     searchSamples(context.services.prisma, parseSearchQuery(text), {
       runId,
       countCap: 5,
@@ -39,9 +47,9 @@ describe('searchSamples', () => {
       phraseBudgetSpent,
     }));
 
-  it('finds a common word in step and line order whichever way it reads the candidates', async () => {
+  it('finds a common word in step and line order however many index rows it reads at once', async () => {
     const fromIndex = await search('answer', {});
-    const fromFirstSteps = await search('answer', { allCandidates: 3 });
+    for (const rowsPerRead of [1, 2, 3]) expect(await search('answer', { rowsPerRead })).toEqual(fromIndex);
     expect(fromIndex.at).toEqual([
       [1, 1],
       [1, 2],
@@ -50,12 +58,32 @@ describe('searchSamples', () => {
       [2, 1],
       [2, 2],
     ]);
-    expect(fromFirstSteps).toEqual(fromIndex);
+  });
+
+  it('needs every word on the same sample, and reads a step written in two pieces as one', async () => {
+    // Odd lines say "at step N"; the late line of step 3 has "odd" and "answer" but no "step".
+    const oddAtStep = [
+      [1, 2],
+      [1, 4],
+      [2, 2],
+      [2, 4],
+      [3, 2],
+      [3, 4],
+    ];
+    for (const rowsPerRead of [1, 2, 500])
+      expect((await search('odd answer step', { rowsPerRead, countCap: 10 })).at).toEqual(oddAtStep);
+    expect((await search('odd answer', { step: 3, countCap: 10 })).at).toEqual([
+      [3, 2],
+      [3, 4],
+      [3, 5],
+    ]);
+    expect((await search('late', {})).at).toEqual([[3, 5]]);
+    expect((await search('late even', {})).at).toEqual([]);
   });
 
   it('checks phrases in the first candidates in order, and says when it stopped there', async () => {
     const fromIndex = await search('"print(x)"', {});
-    const fromFirstSteps = await search('"print(x)"', { allCandidates: 3 });
+    const fromFewRows = await search('"print(x)"', { rowsPerRead: 1 });
     // The even lines have the words and the phrase: the first four of them are checked, of six.
     expect(fromIndex).toEqual({
       at: [
@@ -66,7 +94,7 @@ describe('searchSamples', () => {
       ],
       phraseBudgetSpent: true,
     });
-    expect(fromFirstSteps).toEqual(fromIndex);
+    expect(fromFewRows).toEqual(fromIndex);
   });
 
   it('searches one step alone', async () => {
@@ -74,7 +102,8 @@ describe('searchSamples', () => {
     expect(fromIndex.at).toEqual([
       [3, 2],
       [3, 4],
+      [3, 5],
     ]);
-    expect(await search('odd', { step: 3, allCandidates: 1 })).toEqual(fromIndex);
+    expect(await search('odd', { step: 3, rowsPerRead: 1 })).toEqual(fromIndex);
   });
 });

@@ -1,30 +1,54 @@
 import { describe, expect, it } from 'vitest';
 import { matchRanges } from '../../src/rollouts/match-ranges';
 import { parseSearchQuery } from '../../src/rollouts/search-query';
-import { searchTerms, words } from '../../src/rollouts/search-terms';
+import { words } from '../../src/rollouts/search-terms';
+import { TermPostings } from '../../src/rollouts/term-postings';
+
+/** The words the index keeps for each sample text, with the lines that hold them. */
+function indexed(...samples: string[][]): [string, number[]][] {
+  const postings = new TermPostings();
+  for (const [index, texts] of samples.entries()) postings.add(index + 1, texts);
+  return postings.entries();
+}
 
 describe('search terms', () => {
-  it('are the distinct lowercase words, split at punctuation', () => {
-    expect(searchTerms(['Print(total_pay) print', 'Naïve 東京 x2'])).toEqual([
-      'print',
-      'total',
-      'pay',
-      'naïve',
-      '東京',
-      'x2',
+  it('are the distinct lowercase words, split at punctuation, each with its lines in order', () => {
+    expect(indexed(['Print(total_pay) print', 'Naïve 東京 x2'], ['PAY day'])).toEqual([
+      ['day', [2]],
+      ['naïve', [1]],
+      ['pay', [1, 2]],
+      ['print', [1]],
+      ['total', [1]],
+      ['x2', [1]],
+      ['東京', [1]],
     ]);
   });
 
   it('read code inside a JSON-encoded tool call as code (\\n is a line break, not part of a word)', () => {
     const call = '{"code": "x = 1\\nprint(x)\\tdone\\u00e9"}';
-    expect(searchTerms([call])).toEqual(['code', 'x', '1', 'print', 'done']);
+    expect(indexed([call]).map(([term]) => term)).toEqual(['1', 'code', 'done', 'print', 'x']);
     expect(words(call)).toContain('print');
     const [range] = matchRanges(call, parseSearchQuery('print'));
     expect(call.slice(range![0], range![1])).toBe('print');
   });
 
   it('leave out runs longer than anyone types (base64, hashes of hashes)', () => {
-    expect(searchTerms([`ok ${'a'.repeat(65)}`])).toEqual(['ok']);
+    expect(indexed([`ok ${'a'.repeat(65)}`, 'a'.repeat(64)])).toEqual([
+      ['a'.repeat(64), [1]],
+      ['ok', [1]],
+    ]);
+  });
+
+  it('merge words that lowercase alike though hashed apart (non-ASCII capitals)', () => {
+    expect(indexed(['École'], ['école', 'ÉCOLE'])).toEqual([['école', [1, 2]]]);
+  });
+
+  it('stay exact over more words than the id table first holds', () => {
+    const many = Array.from({ length: 5000 }, (_, index) => `w${index}`);
+    const entries = indexed([many.join(' ')], [many.slice(0, 10).join(' ')]);
+    expect(entries).toHaveLength(5000);
+    expect(new Map(entries).get('w3')).toEqual([1, 2]);
+    expect(new Map(entries).get('w4999')).toEqual([1]);
   });
 });
 

@@ -287,7 +287,7 @@ export const rolloutsRouter = {
 
   /**
    * Full-text search over every sample's input and output, across all steps or one. Words match whole and
-   * case-insensitively through the GIN index on `search_terms`; phrases are then checked verbatim. Each hit
+   * case-insensitively through the `rollout_term` index; phrases are then checked verbatim. Each hit
    * carries a snippet with its matches marked.
    */
   search: publicProcedure
@@ -318,12 +318,16 @@ export const rolloutsRouter = {
       const offset = input.cursor ?? 0;
       const page = matches.slice(offset, offset + input.limit);
       const texts = page.length
-        ? await ctx.prisma.$queryRaw<{ id: string; score: number | null; input: string; output: string }[]>`
-            SELECT "id", "score", "input", "output" FROM "rollout_sample"
-            WHERE "id" = ANY(${page.map((match) => match.id)}::uuid[])`
+        ? await ctx.prisma.$queryRaw<
+            { step: number; line: number; score: number | null; input: string; output: string }[]
+          >`
+            SELECT s."step", s."line", s."score", s."input", s."output" FROM "rollout_sample" s
+            JOIN unnest(${page.map((match) => match.step)}::int[], ${page.map((match) => match.line)}::int[])
+              AS p ("step", "line") ON s."step" = p."step" AND s."line" = p."line"
+            WHERE s."run_id" = ${input.runId}::uuid`
         : [];
-      const byId = new Map(texts.map((text) => [text.id, text]));
-      const rows = page.map((match) => ({ ...match, ...byId.get(match.id)! }));
+      const byKey = new Map(texts.map((text) => [`${text.step}:${text.line}`, text]));
+      const rows = page.map((match) => byKey.get(`${match.step}:${match.line}`)!);
       const count = matches.length;
       return {
         query,
