@@ -112,11 +112,12 @@ async function main() {
 
   const db = new pg.Client({ connectionString: DATABASE_URL });
   await db.connect();
-  const [{ samples, size }] = (
-    await db.query<{ samples: number; size: string }>(
-      `SELECT count(*)::int AS samples, pg_size_pretty(pg_total_relation_size('rollout_sample')) AS size FROM rollout_sample`,
+  const [{ samples, size, indexSize }] = (
+    await db.query<{ samples: number; size: string; indexSize: string }>(
+      `SELECT count(*)::int AS samples, pg_size_pretty(pg_total_relation_size('rollout_sample')) AS size,
+         pg_size_pretty(pg_total_relation_size('rollout_term')) AS "indexSize" FROM rollout_sample`,
     )
-  ).rows as [{ samples: number; size: string }];
+  ).rows as [{ samples: number; size: string; indexSize: string }];
   const [{ id: runId }] = (
     await db.query<{ id: string }>('SELECT id FROM rollout_run WHERE name = $1', [RUN_NAME])
   ).rows as [{ id: string }];
@@ -280,8 +281,8 @@ async function main() {
         `- Date: ${new Date().toISOString()}\n` +
         `- Machine: ${machine}; load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after (other work shares this machine)\n` +
         `- Data: ${steps} steps × ${samplesPerStep} samples from \`bench/rollouts/synthetic-dump.ts\` (2–20 KB of text each, tool calls, ` +
-        `extras), ${(dump.bytes / 1e9).toFixed(2)} GB of JSONL; \`rollout_sample\` takes ${size} with its indexes\n\n` +
-        `${table}\n\nSearch queries (whole words through the GIN index on \`search_terms\`; quoted or punctuated text is then checked verbatim; page of 50 with snippets):\n\n${searchTable}\n\n` +
+        `extras), ${(dump.bytes / 1e9).toFixed(2)} GB of JSONL; \`rollout_sample\` takes ${size} with its indexes, and the search index (\`rollout_term\`) ${indexSize}\n\n` +
+        `${table}\n\nSearch queries (whole words through the \`rollout_term\` index; quoted or punctuated text is then checked verbatim; page of 50 with snippets):\n\n${searchTable}\n\n` +
         `Times are wall-clock from the client over loopback HTTP (tRPC GET, as the dashboard calls it). The first render ` +
         `is the page's \`performance.now()\` at the animation frame after the first sample row enters the DOM; ready is when the page ` +
         `next runs a script (hydration done, keys work); medians of ${RENDER_REPEATS} loads after one warm-up.\n`,

@@ -1,6 +1,7 @@
 import { readFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { SqlClient } from '@fusebox/db/sql-client';
 import {
   type EmbeddedTestDatabase,
@@ -23,6 +24,7 @@ const TABLES = [
   'rollout_run',
   'rollout_file',
   'rollout_sample',
+  'rollout_term',
 ];
 
 /** Every row of every table, as Postgres renders it in JSON, in a stable order: what a move must keep. */
@@ -98,6 +100,9 @@ describe('fusebox db export and db import', { timeout: 180_000 }, () => {
     const [from, to] = await Promise.all([contents(embedded), contents(postgres)]);
     expect(from.session).toHaveLength(1);
     expect(from.rollout_sample).toHaveLength(3);
+    expect(from.rollout_term).toContainEqual(
+      expect.objectContaining({ term: 'multiply', step: 1, first_line: 1, lines: [1, 2] }),
+    );
     expect(to).toEqual(from);
   });
 
@@ -145,6 +150,34 @@ describe('fusebox db export and db import', { timeout: 180_000 }, () => {
       const wrong = await runCli(['db', 'import', notAnExport], empty.env);
       expect(wrong.code).toBe(1);
       expect(wrong.stderr).toContain(`${notAnExport} is not a Fusebox export`);
+    } finally {
+      await empty.drop();
+    }
+  });
+
+  it('refuses an export from before a column was replaced, saying how to carry it over', async () => {
+    // An export made before the search index moved to rollout_term: rollout_sample still had search_terms.
+    const lines = gunzipSync(await readFile(file))
+      .toString('utf8')
+      .trimEnd()
+      .split('\n');
+    const header = JSON.parse(lines[0]!) as {
+      migrations: string[];
+      tables: { name: string; columns: string[] }[];
+    };
+    header.migrations = header.migrations.filter((name) => !name.endsWith('_rollout_terms'));
+    header.tables.find((table) => table.name === 'rollout_sample')!.columns.push('search_terms');
+    const old = join(dir, 'old.fusebox.gz');
+    await writeFile(old, gzipSync([JSON.stringify(header), ...lines.slice(1)].join('\n') + '\n'));
+    const empty = await createPostgresTestDatabase();
+    try {
+      const attempt = await runCli(['db', 'import', old], empty.env);
+      expect(attempt.code).toBe(1);
+      expect(attempt.stderr).toContain(
+        'was exported by an older Fusebox, whose column search_terms of the table rollout_sample a later migration replaced',
+      );
+      expect(attempt.stderr).toContain('then `fusebox db migrate` with this one');
+      expect(await empty.inspect((prisma) => prisma.task.count())).toBe(0);
     } finally {
       await empty.drop();
     }

@@ -169,9 +169,19 @@ async function checkCompatible(database: Database, file: string, header: ExportH
     );
   }
   const here = new Map((await dataTables(database.sql)).map((table) => [table.name, new Set(table.columns)]));
+  // Every migration the export's database had is known here: if it had fewer, it was an older schema.
+  const older = header.migrations.length < known.size;
   for (const table of header.tables) {
     const columns = here.get(table.name);
     const missing = columns ? table.columns.filter((column) => !columns.has(column)) : [];
+    if (older && (!columns || missing.length > 0)) {
+      throw new DataTransferError(
+        'FUSEBOX_TRANSFER_SCHEMA',
+        `${file} was exported by an older Fusebox, whose ${columns ? `column ${missing.join(', ')} of the table ${table.name}` : `table ${table.name}`} ` +
+          `a later migration replaced: import it with the version that exported it (${header.fuseboxVersion}), ` +
+          'then `fusebox db migrate` with this one, which carries the data over',
+      );
+    }
     if (!columns || missing.length > 0) {
       throw new DataTransferError(
         'FUSEBOX_TRANSFER_SCHEMA',
