@@ -79,10 +79,17 @@ describe('stats seen from any process', () => {
       expect(await limiter.stats()).toMatchObject({ inFlight: 1, waiting: 5 });
 
       await holder.release();
-      const next = await waiters[0]!;
+      // The two waiters with a connection race for the lock in Postgres (FIFO between connections is only
+      // approximate), so whichever gets it first goes first here; waiting for waiters[0] could deadlock.
+      const tagged = waiters.map((waiter, index) => waiter.then((permit) => ({ index, permit })));
+      const first = await Promise.race(tagged);
       await vi.waitFor(async () => expect(await limiter.stats()).toMatchObject({ inFlight: 1, waiting: 4 }));
-      await next.release();
-      for (const waiter of waiters.slice(1)) await (await waiter).release();
+      await first.permit.release();
+      await Promise.all(
+        tagged
+          .filter((_, index) => index !== first.index)
+          .map(async (waiter) => (await waiter).permit.release()),
+      );
       expect(await limiter.stats()).toMatchObject({ inFlight: 0, waiting: 0 });
     } finally {
       await limiter.close();
