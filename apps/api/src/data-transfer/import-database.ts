@@ -174,19 +174,16 @@ async function checkCompatible(database: Database, file: string, header: ExportH
   for (const table of header.tables) {
     const columns = here.get(table.name);
     const missing = columns ? table.columns.filter((column) => !columns.has(column)) : [];
-    if (older && (!columns || missing.length > 0)) {
-      throw new DataTransferError(
-        'FUSEBOX_TRANSFER_SCHEMA',
-        `${file} was exported by an older Fusebox, whose ${columns ? `column ${missing.join(', ')} of the table ${table.name}` : `table ${table.name}`} ` +
-          `a later migration replaced: import it with the version that exported it (${header.fuseboxVersion}), ` +
-          'then `fusebox db migrate` with this one, which carries the data over',
-      );
-    }
     if (!columns || missing.length > 0) {
+      const of = `${missing.join(', ')} of the table ${table.name}`;
       throw new DataTransferError(
         'FUSEBOX_TRANSFER_SCHEMA',
-        `${file} has ${columns ? `columns ${missing.join(', ')} of the table ${table.name}` : `the table ${table.name}`}, ` +
-          `which ${database.location} lacks; migrate it with \`fusebox db migrate\` from the same Fusebox version`,
+        older
+          ? `${file} was exported by an older Fusebox, whose ${columns ? `column ${of}` : `table ${table.name}`} ` +
+              `a later migration replaced: import it with the version that exported it (${header.fuseboxVersion}), ` +
+              'then `fusebox db migrate` with this one, which carries the data over'
+          : `${file} has ${columns ? `columns ${of}` : `the table ${table.name}`}, ` +
+              `which ${database.location} lacks; migrate it with \`fusebox db migrate\` from the same Fusebox version`,
       );
     }
   }

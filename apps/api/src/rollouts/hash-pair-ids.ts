@@ -18,7 +18,7 @@ export class HashPairIds {
   idOf(high: number, low: number): number {
     if (this.#size * 2 >= this.#ids.length) this.#grow();
     const mask = this.#ids.length - 1;
-    for (let slot = (low ^ Math.imul(high, 0x9e3779b1)) & mask; ; slot = (slot + 1) & mask) {
+    for (let slot = home(high, low, mask); ; slot = (slot + 1) & mask) {
       const id = this.#ids[slot]! - 1;
       if (id < 0) {
         this.#put(slot, high, low, this.#size);
@@ -43,9 +43,14 @@ export class HashPairIds {
     const mask = capacity - 1;
     for (let old = 0; old < ids.length; old++) {
       if (ids[old] === 0) continue;
-      let slot = (low[old]! ^ Math.imul(high[old]!, 0x9e3779b1)) & mask;
+      let slot = home(high[old]!, low[old]!, mask);
       while (this.#ids[slot] !== 0) slot = (slot + 1) & mask;
       this.#put(slot, high[old]!, low[old]!, ids[old]! - 1);
     }
   }
+}
+
+/** The slot a pair's probe starts at. */
+function home(high: number, low: number, mask: number): number {
+  return (low ^ Math.imul(high, 0x9e3779b1)) & mask;
 }

@@ -73,13 +73,11 @@ export async function searchSamples(
     const found = new Set(
       (
         await prisma.$queryRaw<SearchMatch[]>`
-          SELECT s."step", s."line" FROM "rollout_sample" s
-          JOIN unnest(${chunk.map((match) => match.step)}::int[], ${chunk.map((match) => match.line)}::int[])
-            AS c ("step", "line") ON s."step" = c."step" AND s."line" = c."line"
+          SELECT s."step", s."line" FROM "rollout_sample" s ${joinMatches(chunk)}
           WHERE s."run_id" = ${options.runId}::uuid AND ${phraseCondition(query)}`
-      ).map(key),
+      ).map(matchKey),
     );
-    matches.push(...chunk.filter((candidate) => found.has(key(candidate))));
+    matches.push(...chunk.filter((candidate) => found.has(matchKey(candidate))));
   }
   return {
     matches: matches.slice(0, options.countCap + 1),
@@ -87,7 +85,14 @@ export async function searchSamples(
   };
 }
 
-const key = (match: SearchMatch) => `${match.step}:${match.line}`;
+/** A match as a string, to find the rows read for it: `step:line`. */
+export const matchKey = (match: SearchMatch) => `${match.step}:${match.line}`;
+
+/** Joins `rollout_sample s` (the caller filters its run) to the samples at these matches' steps and lines. */
+export function joinMatches(matches: readonly SearchMatch[]): Prisma.Sql {
+  return Prisma.sql`JOIN unnest(${matches.map((match) => match.step)}::int[], ${matches.map((match) => match.line)}::int[])
+    AS m ("step", "line") ON s."step" = m."step" AND s."line" = m."line"`;
+}
 
 /** The first `limit` samples with every word of the query, in step and line order. */
 async function wordMatches(
@@ -102,9 +107,9 @@ async function wordMatches(
     WHERE "run_id" = ${options.runId}::uuid AND "term" = ANY(${query.terms}::text[]) AND ${where}
     ORDER BY "step", "first_line" ${rows === null ? Prisma.empty : Prisma.sql`LIMIT ${rows}`}`;
   const matches: SearchMatch[] = [];
+  const inStep = options.step === undefined ? Prisma.empty : Prisma.sql`AND "step" = ${options.step}`;
   let from = options.step ?? -2147483648;
   for (;;) {
-    const inStep = options.step === undefined ? Prisma.empty : Prisma.sql`AND "step" = ${options.step}`;
     let rows = await read(Prisma.sql`"step" >= ${from} ${inStep}`, rowsPerRead);
     const full = rows.length === rowsPerRead;
     if (full) {

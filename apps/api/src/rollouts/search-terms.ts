@@ -36,47 +36,20 @@ function escapeLength(text: string, index: number): number {
   return 0;
 }
 
-/**
- * Calls `visit(start, end)` for every word of `text`, in order. One pass over the code units, no regex: it runs
- * over every byte of an import (a gigabyte for 100k samples).
- */
-export function forEachWord(text: string, visit: (start: number, end: number) => void): void {
-  let start = -1;
-  for (let index = 0; index < text.length; index++) {
-    if (isWordUnit(text.charCodeAt(index))) {
-      if (start < 0) start = index;
-      continue;
-    }
-    if (start >= 0) {
-      visit(start, index);
-      start = -1;
-    }
-    index += Math.max(0, escapeLength(text, index) - 1);
-  }
-  if (start >= 0) visit(start, text.length);
-}
-
-/** The lowercase words of `text`, in order, repeats included. */
-export function words(text: string): string[] {
-  const lower = text.toLowerCase();
-  const found: string[] = [];
-  forEachWord(lower, (start, end) => found.push(lower.slice(start, end)));
-  return found;
-}
-
 /** Per ASCII code: its lowercase if it belongs to a word, else 0. The hot loop reads this instead of branching. */
 const ASCII_WORD_LOWER = Uint8Array.from({ length: 128 }, (_, code) =>
   isWordUnit(code) ? String.fromCharCode(code).toLowerCase().charCodeAt(0) : 0,
 );
 
 /**
- * Calls `visit(start, end, h1, h2)` for every word of `text` that the index keeps (at most MAX_TERM_LENGTH long),
- * with two 32-bit hashes of its lowercase form: what the importer's word ids are keyed by.
+ * Calls `visit(start, end, h1, h2)` for every word of `text`, in order, with two 32-bit hashes of its lowercase
+ * form: what the importer's word ids are keyed by (queries and highlighting ignore them).
  *
- * This is the importer's hot loop (every byte of a dump passes through it), so it lowercases ASCII as it goes
- * and hashes while it scans: a word becomes a string only when its hashes are new to the caller.
+ * This is the importer's hot loop (every byte of a dump passes through it): one pass over the code units, no
+ * regex, lowercasing ASCII and hashing as it scans, so a word becomes a string only when its hashes are new to
+ * the caller.
  */
-export function forEachTerm(
+export function forEachWord(
   text: string,
   visit: (start: number, end: number, h1: number, h2: number) => void,
 ): void {
@@ -98,10 +71,18 @@ export function forEachTerm(
       continue;
     }
     if (start >= 0) {
-      if (index - start <= MAX_TERM_LENGTH) visit(start, index, h1, h2);
+      visit(start, index, h1, h2);
       start = -1;
     }
     if (code === BACKSLASH) index += Math.max(0, escapeLength(text, index) - 1);
   }
-  if (start >= 0 && length - start <= MAX_TERM_LENGTH) visit(start, length, h1, h2);
+  if (start >= 0) visit(start, length, h1, h2);
+}
+
+/** The lowercase words of `text`, in order, repeats included. */
+export function words(text: string): string[] {
+  const lower = text.toLowerCase();
+  const found: string[] = [];
+  forEachWord(lower, (start, end) => found.push(lower.slice(start, end)));
+  return found;
 }

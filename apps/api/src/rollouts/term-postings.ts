@@ -1,6 +1,6 @@
 import type { SqlTransaction } from '@fusebox/db/sql-client';
 import { HashPairIds } from './hash-pair-ids';
-import { forEachTerm } from './search-terms';
+import { MAX_TERM_LENGTH, forEachWord } from './search-terms';
 
 /**
  * The search index of one piece of a step file: for every word, the lines that hold it. Gathered as the samples
@@ -25,11 +25,12 @@ export class TermPostings {
     this.#line = line;
     for (const text of texts) {
       this.#text = text;
-      forEachTerm(text, this.#visit);
+      forEachWord(text, this.#visit);
     }
   }
 
   readonly #visit = (start: number, end: number, h1: number, h2: number): void => {
+    if (end - start > MAX_TERM_LENGTH) return;
     const id = this.#ids.idOf(h1, h2);
     const line = this.#line;
     if (id === this.#terms.length) {
@@ -67,7 +68,7 @@ export class TermPostings {
   }
 
   /**
-   * COPYs one row per word. Words are letters and digits only (see `forEachTerm`), so no CSV field needs
+   * COPYs one row per word. Words are letters and digits only (see `forEachWord`), so no CSV field needs
    * quotes but the one word that would otherwise read as NULL.
    */
   async copy(tx: SqlTransaction, runId: string, step: number): Promise<void> {

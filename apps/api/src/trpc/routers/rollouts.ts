@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { matchRanges } from '../../rollouts/match-ranges';
 import { sampleFilterSchema, sampleOrder, sampleWhere } from '../../rollouts/sample-filter';
 import { parseSearchQuery } from '../../rollouts/search-query';
-import { searchSamples } from '../../rollouts/search-samples';
+import { joinMatches, matchKey, searchSamples } from '../../rollouts/search-samples';
 import { snippet } from '../../rollouts/snippet';
 import { publicProcedure } from '../init';
 
@@ -321,13 +321,11 @@ export const rolloutsRouter = {
         ? await ctx.prisma.$queryRaw<
             { step: number; line: number; score: number | null; input: string; output: string }[]
           >`
-            SELECT s."step", s."line", s."score", s."input", s."output" FROM "rollout_sample" s
-            JOIN unnest(${page.map((match) => match.step)}::int[], ${page.map((match) => match.line)}::int[])
-              AS p ("step", "line") ON s."step" = p."step" AND s."line" = p."line"
+            SELECT s."step", s."line", s."score", s."input", s."output" FROM "rollout_sample" s ${joinMatches(page)}
             WHERE s."run_id" = ${input.runId}::uuid`
         : [];
-      const byKey = new Map(texts.map((text) => [`${text.step}:${text.line}`, text]));
-      const rows = page.map((match) => byKey.get(`${match.step}:${match.line}`)!);
+      const byKey = new Map(texts.map((text) => [matchKey(text), text]));
+      const rows = page.map((match) => byKey.get(matchKey(match))!);
       const count = matches.length;
       return {
         query,
