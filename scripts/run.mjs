@@ -12,7 +12,7 @@ const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const startedAt = Date.now();
 
 /** Debian packages the product needs at run time, and the extra ones only the test suite needs. */
-const APT_RUNTIME = ['bubblewrap', 'python3', 'python3-pytest', 'g++'];
+const APT_RUNTIME = ['bubblewrap', 'python3', 'python3-pytest', 'python3-seccomp', 'g++'];
 const APT_TEST = ['chromium', 'python3-aiohttp', 'python3-requests'];
 
 const USAGE = `usage: node scripts/run.mjs <command>

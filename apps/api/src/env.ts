@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseDatabaseUrl } from '@fusebox/db/database-url';
+import { DEFAULT_SANDBOX_UID_BASE } from '@fusebox/local-sandbox/executor-options';
 
 /** Thrown when an environment variable is malformed; the CLI prints it and exits 2. */
 export class InvalidEnvironmentError extends Error {
@@ -66,6 +67,8 @@ export const envSchema = z.object({
   FUSEBOX_EXECUTOR_MEMORY_CAP_MB: positiveInt(2048),
   FUSEBOX_EXECUTOR_DISK_LIMIT_MB: positiveInt(512),
   FUSEBOX_EXECUTOR_MAX_PROCESSES: positiveInt(512),
+  /** When Fusebox runs as root: the first of the unprivileged host uids sandboxes run as, one per sandbox. */
+  FUSEBOX_SANDBOX_UID_BASE: positiveInt(DEFAULT_SANDBOX_UID_BASE),
   FUSEBOX_MAX_BODY_BYTES: positiveInt(16 * 1024 * 1024),
   FUSEBOX_SESSION_MAX: positiveInt(64),
   FUSEBOX_SESSION_IDLE_TIMEOUT_S: positiveInt(300),

@@ -16,6 +16,7 @@ export async function createServerExecutor(env: Env): Promise<Executor> {
       memoryCapMB: env.FUSEBOX_EXECUTOR_MEMORY_CAP_MB,
       diskLimitMB: env.FUSEBOX_EXECUTOR_DISK_LIMIT_MB,
       maxProcesses: env.FUSEBOX_EXECUTOR_MAX_PROCESSES,
+      sandboxUidBase: env.FUSEBOX_SANDBOX_UID_BASE,
       maxSessions: env.FUSEBOX_SESSION_MAX,
       sessionIdleTimeoutMs: env.FUSEBOX_SESSION_IDLE_TIMEOUT_S * 1000,
       warn: (message) => console.warn(`WARNING: ${message}`),

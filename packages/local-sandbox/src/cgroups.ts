@@ -16,9 +16,9 @@ export interface CgroupLimits {
 }
 
 /**
- * One sandbox's cgroup in the v1 `pids` and `memory` hierarchies. `RLIMIT_NPROC` cannot stop a fork bomb here
- * (the sandbox's uid is root outside it, and root is exempt), and `RLIMIT_AS` counts per process, so both totals
- * are enforced by the kernel per sandbox instead.
+ * One sandbox's cgroup in the v1 `pids` and `memory` hierarchies. `RLIMIT_NPROC` counts per host uid (shared
+ * by everything that uid runs, and the API's own when Fusebox is not root), and `RLIMIT_AS` per process, so
+ * both totals are enforced by the kernel per sandbox instead.
  */
 export class SandboxCgroup {
   readonly #dirs: string[];
@@ -27,17 +27,9 @@ export class SandboxCgroup {
     this.#dirs = dirs;
   }
 
-  /** Moves these processes into the cgroup; whatever they fork afterwards starts inside it. */
-  adopt(pids: readonly number[]): void {
-    for (const dir of this.#dirs) {
-      for (const pid of pids) {
-        try {
-          writeFileSync(join(dir, 'cgroup.procs'), String(pid));
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-        }
-      }
-    }
+  /** One directory per controller: the spawner starts the sandbox inside them, so it is never outside. */
+  get directories(): readonly string[] {
+    return this.#dirs;
   }
 
   /** The pids of the processes in the cgroup now. */
@@ -95,6 +87,11 @@ export class CgroupParent {
     } catch (error) {
       return `cannot create cgroups: ${(error as Error).message}`;
     }
+  }
+
+  /** The parent directories, one per controller: where the spawner itself lives between spawns. */
+  get directories(): readonly string[] {
+    return this.#dirs;
   }
 
   /** Creates a fresh cgroup with these limits for one sandbox. */

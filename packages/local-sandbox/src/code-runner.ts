@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandRunResult, RunCodeRequest, RunCodeResponse } from '@fusebox/sandbox-client/protocol';
 import { LANGUAGE_RUNNERS, commandNotFound } from './languages';
@@ -7,7 +6,7 @@ import { runStatus } from './run-status';
 import type { SandboxLauncher } from './sandbox-launcher';
 import type { SandboxPool } from './sandbox-pool';
 import { transpileTypeScript } from './typescript-transpile';
-import { fetchFiles, writeFiles } from './workdir-files';
+import { fetchFiles, writeFiles, writeWorkdirFile } from './workdir-files';
 
 /** A finished `/run_code`, with what only Fusebox reports: step durations and whether output was cut. */
 export interface CodeRunOutcome {
@@ -46,8 +45,8 @@ export async function runCodeRequest(
       source = transpiled.fileName.slice(sandbox.workdir.inside.length + 1);
       code = transpiled.code;
     }
-    writeFiles(sandbox.workdir.host, request.files);
-    writeFileSync(join(sandbox.workdir.host, source), code);
+    writeFiles(sandbox.workdir, request.files);
+    writeWorkdirFile(sandbox.workdir, source, code);
     const memoryLimitBytes = request.memory_limit_MB > 0 ? request.memory_limit_MB * 1024 * 1024 : undefined;
     // Absolute, as SandboxFusion passes them: compilers and tracebacks then name the file the same way.
     const sourcePath = join(sandbox.workdir.inside, source);

@@ -1,5 +1,8 @@
 import { availableParallelism } from 'node:os';
 import type { Isolation } from './sandbox-launcher';
+import { DEFAULT_SANDBOX_UID_BASE } from './sandbox-identities';
+
+export { DEFAULT_SANDBOX_UID_BASE };
 
 /**
  * How an {@link Executor} runs code. Every field is optional; the defaults suit one API process per machine.
@@ -22,6 +25,11 @@ export interface ExecutorOptions {
   diskLimitMB?: number;
   /** Processes and threads of one sandbox together; this is what stops a fork bomb. Default 512. */
   maxProcesses?: number;
+  /**
+   * When the executor runs as root, sandboxes run as unprivileged host uids from this one on, one per live
+   * sandbox. Default 1879048192 (0x70000000), a range nothing on a usual host owns.
+   */
+  sandboxUidBase?: number;
   /** Bytes of `fetch_files` returned per request, all files together. Default 16 MiB. */
   fetchLimitBytes?: number;
   /** Sandboxes kept started and waiting for code. Default: `concurrency`. */
@@ -66,6 +74,7 @@ export function resolveExecutorOptions(options: ExecutorOptions = {}): ResolvedE
     memoryCapMB: count('memoryCapMB', 2048),
     diskLimitMB: count('diskLimitMB', 512),
     maxProcesses: count('maxProcesses', 512),
+    sandboxUidBase: count('sandboxUidBase', DEFAULT_SANDBOX_UID_BASE),
     fetchLimitBytes: count('fetchLimitBytes', 16 * MB, 0),
     warmSandboxes: count('warmSandboxes', concurrency, 0),
     maxSessions: count('maxSessions', 64, 0),

@@ -75,13 +75,14 @@ export class Executor {
     const fileSizeBytes = options.diskLimitMB * MB;
     this.#codePool = new SandboxPool(
       launcher,
-      stepDriverCommand(fileSizeBytes),
+      // The driver is pid 1, so the status and times it reports cannot be forged by the code it runs.
+      { command: stepDriverCommand(fileSizeBytes), init: true },
       options.warmSandboxes,
       onError,
     );
     this.#interpreterPool = new SandboxPool(
       launcher,
-      interpreterCommand(fileSizeBytes),
+      { command: interpreterCommand(fileSizeBytes), init: false },
       Math.min(options.warmSandboxes, WARM_INTERPRETERS),
       onError,
     );
@@ -103,6 +104,7 @@ export class Executor {
       diskBytes: resolved.diskLimitMB * MB,
       memoryCapBytes: resolved.memoryCapMB * MB,
       maxProcesses: resolved.maxProcesses,
+      sandboxUidBase: resolved.sandboxUidBase,
       outputLimitBytes: resolved.outputLimitBytes,
       warn: resolved.warn,
     });

@@ -39,11 +39,18 @@ interface Step {
   timedOut?: boolean;
 }
 
+/** The driver's events in the order it sends them; anything else on its channel means it is not the driver. */
+const EVENT_ORDER = ['compile', 'compiled', 'run', 'ran'] as const;
+
 /**
- * Runs a job in a warm sandbox running the step driver: writes the run step's stdin, sends the job, reads the
- * run step's output pipes, times each step from the driver's events,
- * kills the whole sandbox when a step overruns its timeout (or `signal` aborts), and waits for every process
- * and pipe to be gone before reporting. The caller disposes of the sandbox.
+ * Runs a job in a warm sandbox running the step driver as its pid 1: writes the run step's stdin, sends the
+ * job, reads the run step's output pipes, times each step from the driver's events, kills the whole sandbox
+ * when a step overruns its timeout (or `signal` aborts), and waits for every process and pipe to be gone
+ * before reporting. The caller disposes of the sandbox.
+ *
+ * Nothing the submitted code can reach carries these events (see SandboxLauncher.start), and still each event
+ * is taken once and in order, and the job as a whole has a deadline fixed when it is sent, which no event can
+ * move: a driver that says anything else is killed and the run is a SandboxError.
  */
 export async function runJob(
   sandbox: Sandbox,
@@ -65,12 +72,24 @@ export async function runJob(
   const onAbort = () => sandbox.kill();
   signal?.addEventListener('abort', onAbort, { once: true });
   arm(START_GUARD_MS, () => sandbox.kill());
+  const deadline = setTimeout(
+    () => sandbox.kill(),
+    Math.min(START_GUARD_MS + job.compileTimeoutMs + job.runTimeoutMs + FINISH_GUARD_MS, MAX_TIMER_MS),
+  );
+  let protocolError: string | undefined;
+  let heard = job.compile ? -1 : EVENT_ORDER.indexOf('compiled');
   const stdio = new RunStdio(sandbox.workdir.tmp, job.stdin, sandbox.outputs[1].limit);
   try {
     sandbox.control.end(encodeJob(job.compile, job.run));
     for (let line = await sandbox.events.next(); line !== undefined; line = await sandbox.events.next()) {
       const [event, ...fields] = line.split(' ');
       const now = performance.now();
+      if (event !== EVENT_ORDER[heard + 1] || !fields.every((field) => /^[0-9.]+$/.test(field))) {
+        protocolError = `the sandbox's driver sent an unexpected line: ${JSON.stringify(line.slice(0, 200))}`;
+        sandbox.kill();
+        break;
+      }
+      heard += 1;
       if (event === 'compile' || event === 'run') {
         const step = event === 'compile' ? compile : run;
         step.startedAt = now;
@@ -85,12 +104,26 @@ export async function runJob(
         arm(FINISH_GUARD_MS, () => sandbox.kill());
       }
     }
+    if (sandbox.events.overflowed) {
+      protocolError = "the sandbox's driver sent a line longer than its channel allows";
+      sandbox.kill();
+    }
     const exit = await sandbox.closed;
     stdio.close();
     await stdio.ended;
     signal?.throwIfAborted();
     const outputs = sandbox.outputs;
     const started = compile.startedAt !== undefined || run.startedAt !== undefined;
+    if (protocolError !== undefined) {
+      return {
+        compile: null,
+        run: null,
+        sandboxError: protocolError,
+        compileMs: null,
+        runMs: null,
+        outputTruncated: false,
+      };
+    }
     return {
       compile: job.compile ? stepResult(compile, exit.code, outputs[5].text(), outputs[6].text()) : null,
       run: stepResult(run, exit.code, stdio.stdout.text(), stdio.stderr.text()),
@@ -106,6 +139,7 @@ export async function runJob(
   } finally {
     stdio.close();
     clearTimeout(timer);
+    clearTimeout(deadline);
     signal?.removeEventListener('abort', onAbort);
   }
 }

@@ -1,8 +1,9 @@
-import { execFile } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { Socket } from 'node:net';
 import {
   accessSync,
+  chmodSync,
   closeSync,
   constants,
   existsSync,
@@ -21,10 +22,14 @@ import { CappedOutput } from './capped-output';
 import { CgroupParent } from './cgroups';
 import { IsolationUnavailableError } from './errors/isolation-unavailable-error';
 import { SandboxFailureError } from './errors/sandbox-failure-error';
+import { kernelInterfaceArgs } from './kernel-interfaces';
 import { LineChannel } from './line-channel';
 import { isAlive } from './process-alive';
 import { randomName } from './random-name';
-import { type Spawned, Spawner } from './spawner';
+import { SandboxIdentities } from './sandbox-identities';
+import { writeSeccompFilter } from './seccomp';
+import { type SpawnRequest, type Spawned, Spawner } from './spawner';
+import { type Toolchains, findToolchains } from './toolchains';
 import { Sandbox, type SandboxOutputs, type SandboxWorkdir, releaseDirectory, releaseFd } from './sandbox';
 
 /** `bwrap`: every sandbox gets its own namespaces. `none`: plain processes on the host, for machines without. */
@@ -40,11 +45,16 @@ export interface LauncherOptions {
   maxProcesses: number;
   /** Bytes kept per output stream. */
   outputLimitBytes: number;
+  /**
+   * When this process is root: the first of the host uids sandboxes run as, one per live sandbox (see
+   * {@link SandboxIdentities}). Otherwise sandboxes run as this process's own uid, in their own user namespace.
+   */
+  sandboxUidBase: number;
   /** Where non-fatal set-up problems are reported (cgroups unavailable, isolation off). */
   warn: (message: string) => void;
 }
 
-/** The uid and gid sandboxed code runs as (nobody). */
+/** The uid and gid sandboxed code sees itself as (nobody); outside, it is an unprivileged host uid. */
 const SANDBOX_ID = '65534';
 /** A sandbox that is not up after this long is broken (or the machine is drowning). */
 const START_TIMEOUT_MS = 30_000;
@@ -53,11 +63,19 @@ const BACKGROUND_NICENESS = 10;
 /** See {@link Sandbox}: 1-2 the driver's own output, 3 its job, 4 its events, 5-6 the compile step's output. */
 const SANDBOX_FDS = [1, 2, 3, 4, 5, 6];
 const CONTROL_FD = 3;
+/** Beyond the output an interpreter's reply carries (two streams, base64), room for displays and tracebacks. */
+const EVENT_LINE_MARGIN_BYTES = 1024 * 1024;
+/** Files bubblewrap reads at set-up, passed from fd 7 on: the seccomp filter and the /etc files to copy in. */
+const FIRST_SETUP_FD = 7;
+/** POSIX shared memory (/dev/shm) lives in the sandbox's /tmp, so it counts against the same disk limit. */
+const SHARED_MEMORY_DIR = '/tmp/.fusebox-shm';
+/** Device nodes sandboxed code may use, as bubblewrap's own --dev gives them. */
+const DEVICES = ['null', 'zero', 'full', 'random', 'urandom', 'tty'];
 
 /**
  * What of /etc sandboxed code may see: the dynamic linker's cache, `alternatives` (javac, java), time zones and
- * certificates, and language runtimes' configuration. Never passwd/shadow: the sandbox's uid is root outside
- * it, so any root-owned file bound in would be readable.
+ * certificates, and language runtimes' configuration. Never passwd/shadow; a root-only file inside these (such
+ * as /etc/ssl/private) stays unreadable, since the sandbox's uid is never root outside it.
  */
 const ETC_ENTRIES = [
   /^ld\.so\.(cache|conf|conf\.d)$/,
@@ -68,18 +86,7 @@ const ETC_ENTRIES = [
   /^python3(\.\d+)?$/,
 ];
 
-/** Toolchains installed outside /usr (rustup, a Go tarball) are bound read-only at a fixed sandbox path. */
-const TOOLCHAIN_ROOTS = [
-  { command: 'rustc', args: ['--print', 'sysroot'], mount: '/opt/rust' },
-  { command: 'go', args: ['env', 'GOROOT'], mount: '/opt/go' },
-];
-
 const SYSTEM_PATH = ['/usr/local/bin', '/usr/bin', '/bin'];
-
-interface ToolchainRoot {
-  host: string;
-  mount: string;
-}
 
 /**
  * Starts sandboxes. Built once per executor: it checks that isolation works, finds the toolchains, and holds
@@ -91,23 +98,29 @@ export class SandboxLauncher {
   #spawner = new Spawner();
   #started = 0;
   readonly #cgroups: CgroupParent | undefined;
-  readonly #toolchains: ToolchainRoot[];
+  readonly #identities: SandboxIdentities | undefined;
+  readonly #toolchains: Toolchains;
   readonly #baseArgs: string[];
+  /** What the spawner opens for bubblewrap, by fd: see {@link FIRST_SETUP_FD}. */
+  readonly #setupFiles: NonNullable<SpawnRequest['opens']> = {};
   readonly #env: Record<string, string>;
   readonly #pathDirs: { inside: string; host: string }[];
 
   private constructor(
     options: LauncherOptions,
+    runtimeDir: string,
     cgroups: CgroupParent | undefined,
-    toolchains: ToolchainRoot[],
+    toolchains: Toolchains,
   ) {
     this.options = options;
+    this.#runtimeDir = runtimeDir;
     this.#cgroups = cgroups;
     this.#toolchains = toolchains;
-    this.#runtimeDir = mkdtempSync(join(tmpdir(), `fusebox-sandbox-${process.pid}-`));
     const bwrap = options.isolation === 'bwrap';
+    this.#identities =
+      bwrap && process.getuid?.() === 0 ? new SandboxIdentities(options.sandboxUidBase) : undefined;
     this.#pathDirs = [
-      ...toolchains.map((root) => ({
+      ...toolchains.roots.map((root) => ({
         inside: `${bwrap ? root.mount : root.host}/bin`,
         host: `${root.host}/bin`,
       })),
@@ -135,11 +148,26 @@ export class SandboxLauncher {
       );
     }
     removeOrphanDirectories();
-    const toolchains = (await Promise.all(TOOLCHAIN_ROOTS.map(findToolchainRoot))).filter(
-      (root): root is ToolchainRoot => root !== undefined,
-    );
+    const toolchains = await findToolchains({ forOtherUids: options.isolation === 'bwrap' });
+    const runtimeDir = mkdtempSync(join(tmpdir(), `fusebox-sandbox-${process.pid}-`));
+    // Sandboxes' uids pass through it to bind their /tmp; its other entries stay root's (0600 pipes and files).
+    chmodSync(runtimeDir, 0o711);
+    if (options.isolation === 'bwrap') {
+      try {
+        await writeSeccompFilter(join(runtimeDir, 'seccomp.bpf'));
+      } catch (error) {
+        rmSync(runtimeDir, { recursive: true, force: true });
+        toolchains.release();
+        if (typeof cgroups !== 'string') cgroups.close();
+        throw new IsolationUnavailableError(
+          `sandboxes cannot get their seccomp filter: ${(error as Error).message}`,
+          { cause: error },
+        );
+      }
+    }
     const launcher = new SandboxLauncher(
       options,
+      runtimeDir,
       typeof cgroups === 'string' ? undefined : cgroups,
       toolchains,
     );
@@ -150,7 +178,9 @@ export class SandboxLauncher {
       return launcher;
     }
     try {
-      const probe = await launcher.start(['/bin/sh', '-c', 'echo ready >&4; read -r line <&3']);
+      const probe = await launcher.start(['/bin/sh', '-c', 'echo ready >&4; read -r line <&3'], {
+        init: true,
+      });
       await probe.dispose();
     } catch (error) {
       // A sandbox that dies at once takes its stderr with it; bubblewrap run once more, directly, says why.
@@ -168,14 +198,40 @@ export class SandboxLauncher {
 
   /** What bubblewrap prints when it runs `true` with the sandboxes' arguments: empty if it succeeds. */
   #bwrapSays(): Promise<string> {
-    return new Promise((resolve) => {
-      execFile(
-        'bwrap',
-        [...this.#baseArgs, '--', '/bin/true'],
+    const uid = this.#identities?.acquire();
+    const handles = Object.entries(this.#setupFiles).map(
+      ([fd, path]) => [Number(fd), openSync(path, constants.O_RDONLY)] as const,
+    );
+    const stdio: ('ignore' | 'pipe' | number)[] = Array.from({ length: FIRST_SETUP_FD }, () => 'ignore');
+    stdio[2] = 'pipe';
+    for (const [fd, handle] of handles) stdio[fd] = handle;
+    // Its own tmpfs, as an unprivileged bubblewrap would mount it: enough to see whether bubblewrap works here.
+    const tmp = ['--size', String(this.options.diskBytes), '--tmpfs', '/tmp'];
+    const [command, ...args] = asUser(uid, [
+      'bwrap',
+      ...this.#baseArgs,
+      ...tmp,
+      ...this.#sealArgs,
+      '--',
+      '/bin/true',
+    ]);
+    return new Promise<string>((resolve) => {
+      const child = spawn(command as string, args, {
         // Built as a ProcessEnv: the dashboard type-checks this file under Next's, which requires NODE_ENV.
-        { env: Object.assign(Object.create(null) as NodeJS.ProcessEnv, this.#env), timeout: 10_000 },
-        (error, _stdout, stderr) => resolve(error ? stderr.trim() || error.message : ''),
+        env: Object.assign(Object.create(null) as NodeJS.ProcessEnv, this.#env),
+        stdio,
+        cwd: '/',
+        timeout: 10_000,
+      });
+      let stderr = '';
+      child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.on('error', (error) => resolve(error.message));
+      child.on('close', (code) =>
+        resolve(code === 0 ? '' : stderr.trim() || `bubblewrap exited with ${code}`),
       );
+    }).finally(() => {
+      for (const [, handle] of handles) closeSync(handle);
+      if (uid !== undefined) this.#identities?.release(uid);
     });
   }
 
@@ -197,11 +253,13 @@ export class SandboxLauncher {
   /**
    * Starts a sandbox running `command`, which must write `ready` on fd 4 once it is up, and resolves when it
    * has. Rejects with {@link SandboxFailureError} if it dies or hangs first. A `background` start runs at
-   * {@link BACKGROUND_NICENESS} until {@link Sandbox.prioritise} is called.
+   * {@link BACKGROUND_NICENESS} until {@link Sandbox.prioritise} is called. An `init` command is the sandbox's
+   * pid 1 itself (bubblewrap's --as-pid-1): it reaps what the code leaves behind, and nothing inside can signal
+   * it, open its memory or its fds, so what it reports on fd 4 cannot be forged by the code it runs.
    */
   async start(
     command: readonly string[],
-    { background = false }: { background?: boolean } = {},
+    { background = false, init = false }: { background?: boolean; init?: boolean } = {},
   ): Promise<Sandbox> {
     const bwrap = this.options.isolation === 'bwrap';
     if (!this.#spawner.alive) this.#spawner = new Spawner();
@@ -209,24 +267,53 @@ export class SandboxLauncher {
       maxProcesses: this.options.maxProcesses,
       memoryBytes: this.options.memoryCapBytes,
     });
+    const uid = this.#identities?.acquire();
+    const releaseIdentity = () => {
+      if (uid !== undefined) this.#identities?.release(uid);
+    };
     const hostDir = bwrap ? undefined : mkdtempSync(join(tmpdir(), `fusebox-run-${process.pid}-`));
     const inside = hostDir ?? `/tmp/${randomName()}`;
     const id = (this.#started += 1);
+    const hostTmp = uid === undefined ? undefined : join(this.#runtimeDir, `tmp-${id}`);
+    const releaseTmp = () => {
+      if (hostTmp !== undefined) this.#spawner.unmount(hostTmp);
+    };
     const fifos = Object.fromEntries(SANDBOX_FDS.map((fd) => [fd, join(this.#runtimeDir, `${id}.${fd}`)]));
     let spawned: Spawned;
     try {
       spawned = await this.#spawner.spawn({
         argv: bwrap
-          ? ['bwrap', ...this.#baseArgs, '--dir', inside, '--chdir', inside, '--', ...command]
+          ? asUser(uid, [
+              'bwrap',
+              ...this.#baseArgs,
+              ...this.#tmpArgs(hostTmp),
+              ...this.#sealArgs,
+              ...(init ? ['--as-pid-1'] : []),
+              '--dir',
+              inside,
+              '--chdir',
+              inside,
+              '--',
+              ...command,
+            ])
           : ['/usr/bin/env', '-C', inside, ...command],
         env: bwrap ? this.#env : { ...this.#env, HOME: inside, TMPDIR: inside },
         fifos,
+        opens: bwrap ? this.#setupFiles : {},
+        ...(hostTmp !== undefined && uid !== undefined
+          ? { tmpfs: { path: hostTmp, bytes: this.options.diskBytes, uid } }
+          : {}),
+        ...(cgroup && this.#cgroups
+          ? { cgroups: { dirs: cgroup.directories, home: this.#cgroups.directories } }
+          : {}),
         nice: background ? BACKGROUND_NICENESS : 0,
       });
     } catch (error) {
       for (const path of Object.values(fifos)) rmSync(path, { force: true });
       if (hostDir) rmSync(hostDir, { recursive: true, force: true });
+      releaseTmp();
       await cgroup?.remove();
+      releaseIdentity();
       throw error;
     }
     let pipes: Record<number, Socket>;
@@ -237,7 +324,9 @@ export class SandboxLauncher {
       for (const path of Object.values(fifos)) rmSync(path, { force: true });
       if (hostDir) rmSync(hostDir, { recursive: true, force: true });
       await spawned.exited;
+      releaseTmp();
       await cgroup?.remove();
+      releaseIdentity();
       throw new SandboxFailureError(`cannot open the sandbox's pipes: ${(error as Error).message}`, {
         cause: error,
       });
@@ -254,7 +343,9 @@ export class SandboxLauncher {
     const readers = [1, 2, 4, 5, 6].map((fd) => pipes[fd] as Socket);
     const drained = Promise.all(readers.map((reader) => once(reader, 'close').catch(() => undefined)));
     const closed = Promise.all([exited, drained]).then(([status]) => status);
-    const events = new LineChannel(pipes[4] as Socket);
+    const events = new LineChannel(pipes[4] as Socket, {
+      maxLineBytes: 3 * this.options.outputLimitBytes + EVENT_LINE_MARGIN_BYTES,
+    });
 
     const timer = setTimeout(killTree, START_TIMEOUT_MS);
     const first = await events.next();
@@ -264,7 +355,9 @@ export class SandboxLauncher {
       const status = await closed;
       for (const pipe of Object.values(pipes)) pipe.destroy();
       if (hostDir) rmSync(hostDir, { recursive: true, force: true });
+      releaseTmp();
       await cgroup?.remove();
+      releaseIdentity();
       const stderr = outputs[2].text().trim();
       return new SandboxFailureError(
         `the sandbox did not start (${reason}; exit ${status.code ?? `signal ${status.signal}`})${stderr ? `: ${stderr}` : ''}`,
@@ -273,27 +366,28 @@ export class SandboxLauncher {
     if (first !== 'ready')
       throw await fail(first === undefined ? 'it ended' : `it said ${JSON.stringify(first)}`);
 
-    // Only our own code has run so far, and the driver forks nothing more until its job arrives: moving the
-    // processes now puts everything the submitted code will ever fork under the cgroup's limits.
-    const processes = processTree(pid);
-    try {
-      cgroup?.adopt(processes);
-    } catch (error) {
-      throw await fail(`it could not join its cgroup: ${(error as Error).message}`);
-    }
     let workdir: SandboxWorkdir;
     if (hostDir) {
-      workdir = { inside, host: hostDir, tmp: hostDir, release: releaseDirectory(hostDir) };
+      workdir = { inside, host: hostDir, tmp: hostDir, owner: undefined, release: releaseDirectory(hostDir) };
+    } else if (hostTmp !== undefined) {
+      workdir = {
+        inside,
+        host: join(hostTmp, inside.slice('/tmp/'.length)),
+        tmp: hostTmp,
+        owner: uid,
+        release: releaseTmp,
+      };
     } else {
       try {
         // bubblewrap itself stays outside the sandbox's mount namespace; its child is inside.
-        const init = processes[1];
-        if (init === undefined) throw new Error('bubblewrap has no child');
-        const fd = openSync(`/proc/${init}/root${inside}`, constants.O_RDONLY | constants.O_DIRECTORY);
+        const child = processTree(pid)[1];
+        if (child === undefined) throw new Error('bubblewrap has no child');
+        const fd = openSync(`/proc/${child}/root${inside}`, constants.O_RDONLY | constants.O_DIRECTORY);
         workdir = {
           inside,
           host: `/proc/self/fd/${fd}`,
           tmp: `/proc/self/fd/${fd}/..`,
+          owner: undefined,
           release: releaseFd(fd),
         };
       } catch (error) {
@@ -311,6 +405,7 @@ export class SandboxLauncher {
       exited,
       cgroup,
       killTree,
+      onDisposed: releaseIdentity,
     });
   }
 
@@ -319,21 +414,31 @@ export class SandboxLauncher {
     await this.#spawner.close();
     rmSync(this.#runtimeDir, { recursive: true, force: true });
     this.#cgroups?.close();
+    this.#toolchains.release();
   }
 
   #bwrapArgs(): string[] {
+    let nextFd = FIRST_SETUP_FD;
+    const setupFd = (path: string) => {
+      const fd = nextFd++;
+      this.#setupFiles[fd] = path;
+      return String(fd);
+    };
     const files = {
       passwd: 'nobody:x:65534:65534:nobody:/tmp:/usr/sbin/nologin\n',
       group: 'nogroup:x:65534:\n',
       hosts: '127.0.0.1 localhost\n::1 localhost\n',
     };
+    const seccomp = setupFd(join(this.#runtimeDir, 'seccomp.bpf'));
+    // Copied in rather than bound, so no host path (and no API pid in it) shows in the sandbox's mount table.
     const synthetic = Object.entries(files).flatMap(([name, content]) => {
       const path = join(this.#runtimeDir, name);
       writeFileSync(path, content, { mode: 0o644 });
-      return ['--ro-bind', path, `/etc/${name}`];
+      return ['--perms', '0444', '--file', setupFd(path), `/etc/${name}`];
     });
     return [
       '--unshare-user',
+      '--disable-userns',
       '--uid',
       SANDBOX_ID,
       '--gid',
@@ -357,19 +462,63 @@ export class SandboxLauncher {
         .filter((name) => ETC_ENTRIES.some((pattern) => pattern.test(name)))
         .flatMap((name) => ['--ro-bind', `/etc/${name}`, `/etc/${name}`]),
       ...synthetic,
-      ...this.#toolchains.flatMap((root) => ['--ro-bind', root.host, root.mount]),
+      ...this.#toolchains.roots.flatMap((root) => ['--ro-bind', root.host, root.mount]),
       '--proc',
       '/proc',
-      '--dev',
-      '/dev',
+      ...kernelInterfaceArgs(),
+      // /dev by hand rather than --dev, whose /dev/shm is a directory of an unlimited tmpfs.
+      '--perms',
+      '0755',
       '--size',
-      String(this.options.diskBytes),
+      '65536',
       '--tmpfs',
-      '/tmp',
-      '--remount-ro',
-      '/',
+      '/dev',
+      ...DEVICES.flatMap((name) => ['--dev-bind', `/dev/${name}`, `/dev/${name}`]),
+      '--symlink',
+      '/proc/self/fd',
+      '/dev/fd',
+      ...['stdin', 'stdout', 'stderr'].flatMap((name, fd) => [
+        '--symlink',
+        `/proc/self/fd/${fd}`,
+        `/dev/${name}`,
+      ]),
+      '--symlink',
+      SHARED_MEMORY_DIR,
+      '/dev/shm',
+      '--seccomp',
+      seccomp,
     ];
   }
+
+  /** What follows the sandbox's /tmp: the shared-memory directory in it, then every other mount read-only. */
+  readonly #sealArgs = [
+    '--perms',
+    '1777',
+    '--dir',
+    SHARED_MEMORY_DIR,
+    '--remount-ro',
+    '/dev',
+    '--remount-ro',
+    '/',
+  ];
+
+  /**
+   * The sandbox's /tmp (size-capped; it holds the working directory and /dev/shm): with per-sandbox uids, a
+   * tmpfs the spawner mounts on the host for that uid (see spawner.py), which this process can write the
+   * request's files into; otherwise one bubblewrap mounts, which this process shares the uid of.
+   */
+  #tmpArgs(hostTmp: string | undefined): string[] {
+    return hostTmp === undefined
+      ? ['--size', String(this.options.diskBytes), '--tmpfs', '/tmp']
+      : ['--bind', hostTmp, '/tmp'];
+  }
+}
+
+/** `setpriv` to `uid` (and the same gid, no supplementary groups) before `argv`; `argv` itself without a uid. */
+function asUser(uid: number | undefined, argv: readonly string[]): string[] {
+  return uid === undefined
+    ? [...argv]
+    : ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', ...argv];
 }
 
 /** Debian's /bin, /lib… are symlinks into /usr; mirror them, or bind them where they are real directories. */
@@ -380,20 +529,6 @@ function rootLinks(): string[] {
     return lstatSync(path).isSymbolicLink()
       ? ['--symlink', readlinkSync(path), path]
       : ['--ro-bind', path, path];
-  });
-}
-
-/** Asks a toolchain outside /usr where it lives (`rustc --print sysroot`); undefined when it is absent. */
-function findToolchainRoot(toolchain: (typeof TOOLCHAIN_ROOTS)[number]): Promise<ToolchainRoot | undefined> {
-  return new Promise((resolve) => {
-    execFile(toolchain.command, toolchain.args, { timeout: 30_000 }, (error, stdout) => {
-      const root = stdout.trim();
-      if (error || !root.startsWith('/') || root.startsWith('/usr/') || !existsSync(join(root, 'bin'))) {
-        resolve(undefined);
-      } else {
-        resolve({ host: root, mount: toolchain.mount });
-      }
-    });
   });
 }
 
@@ -431,13 +566,36 @@ function captureOutputs(pipes: Record<number, Socket>, limit: number): SandboxOu
   return outputs;
 }
 
-/** Removes the temporary directories of executors whose process died without cleaning up. */
+/**
+ * Removes the temporary directories of executors whose process died without cleaning up, and unmounts the
+ * sandboxes' tmpfs left in them first.
+ */
 function removeOrphanDirectories(): void {
+  const mounts = mountPoints();
   for (const name of readdirSync(tmpdir())) {
     const pid = /^fusebox-(?:sandbox|run)-(\d+)-/.exec(name)?.[1];
-    if (pid !== undefined && !isAlive(Number(pid)))
-      rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    if (pid === undefined || isAlive(Number(pid))) continue;
+    const dir = join(tmpdir(), name);
+    for (const mount of mounts.filter((path) => path.startsWith(`${dir}/`))) {
+      try {
+        execFileSync('umount', ['--lazy', mount], { stdio: 'pipe' });
+      } catch {
+        // Someone else unmounted it meanwhile.
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** This mount namespace's mount points (octal escapes in /proc/self/mountinfo decoded). */
+function mountPoints(): string[] {
+  return readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((line) => line.split(' ')[4])
+    .filter((path): path is string => path !== undefined)
+    .map((path) =>
+      path.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8))),
+    );
 }
 
 /** `pid` and its descendants, parents first, from /proc's children lists. */

@@ -1,6 +1,12 @@
 import type { Sandbox } from './sandbox';
 import type { SandboxLauncher } from './sandbox-launcher';
 
+/** What a pool's sandboxes run: a command, and whether it is the sandbox's pid 1 (see SandboxLauncher.start). */
+export interface SandboxProgram {
+  command: readonly string[];
+  init: boolean;
+}
+
 /** After a failed start, wait this long before trying to warm another sandbox. */
 const RETRY_AFTER_FAILURE_MS = 1_000;
 
@@ -12,7 +18,7 @@ const RETRY_AFTER_FAILURE_MS = 1_000;
  */
 export class SandboxPool {
   readonly #launcher: SandboxLauncher;
-  readonly #command: readonly string[];
+  readonly #program: SandboxProgram;
   readonly #size: number;
   readonly #warm: Sandbox[] = [];
   readonly #pending = new Set<Promise<unknown>>();
@@ -23,12 +29,12 @@ export class SandboxPool {
 
   constructor(
     launcher: SandboxLauncher,
-    command: readonly string[],
+    program: SandboxProgram,
     size: number,
     onError: (error: unknown) => void,
   ) {
     this.#launcher = launcher;
-    this.#command = command;
+    this.#program = program;
     this.#size = size;
     this.#onError = onError;
     this.#refill();
@@ -50,7 +56,7 @@ export class SandboxPool {
       }
       this.release(sandbox);
     }
-    return this.#launcher.start(this.#command);
+    return this.#launcher.start(this.#program.command, { init: this.#program.init });
   }
 
   /** Disposes of a used sandbox in the background; `close()` waits for it. */
@@ -70,7 +76,7 @@ export class SandboxPool {
     while (this.#warm.length + this.#starting < this.#size) {
       this.#starting += 1;
       this.#track(
-        this.#launcher.start(this.#command, { background: true }).then(
+        this.#launcher.start(this.#program.command, { background: true, init: this.#program.init }).then(
           (sandbox) => {
             this.#starting -= 1;
             if (this.#closed) this.release(sandbox);

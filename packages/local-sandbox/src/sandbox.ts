@@ -20,6 +20,8 @@ export interface SandboxWorkdir {
   host: string;
   /** The sandbox's TMPDIR from this process (the tmpfs root holding the working directory, or the host directory). */
   tmp: string;
+  /** The host uid sandboxed code runs as, when it is not this process's: files written for it are given to it. */
+  owner: number | undefined;
   release(): void;
 }
 
@@ -43,6 +45,7 @@ export class Sandbox {
   readonly #cgroup: SandboxCgroup | undefined;
   readonly #killTree: () => void;
   readonly #pipes: Socket[];
+  readonly #onDisposed: () => void;
   #exited = false;
   #disposed: Promise<void> | undefined;
 
@@ -57,6 +60,8 @@ export class Sandbox {
     exited: Promise<ExitStatus>;
     cgroup: SandboxCgroup | undefined;
     killTree: () => void;
+    /** Called once every process of the sandbox is gone and its cgroup removed (its uid may be reused). */
+    onDisposed: () => void;
   }) {
     this.pid = init.pid;
     this.workdir = init.workdir;
@@ -67,6 +72,7 @@ export class Sandbox {
     this.closed = init.closed;
     this.#cgroup = init.cgroup;
     this.#killTree = init.killTree;
+    this.#onDisposed = init.onDisposed;
     void init.exited.then(() => (this.#exited = true));
   }
 
@@ -99,6 +105,7 @@ export class Sandbox {
       for (const pipe of this.#pipes) pipe.destroy();
       this.workdir.release();
       await this.#cgroup?.remove();
+      this.#onDisposed();
     })();
     return this.#disposed;
   }

@@ -4,9 +4,22 @@
 # sandbox (so opening never blocks and a reader never sees a spurious end), and the executor opens its own end by
 # path. The spawner reaps the sandboxes and reports how they ended, so a kill never hits a reused pid.
 #
+# A sandbox is started inside its cgroup: the spawner joins the cgroup, spawns, and goes back to its own, so the
+# limits hold from the first instruction and bubblewrap's cgroup namespace is rooted there (the sandbox sees
+# "/", not the API's pid). Files it opens for the sandbox (bubblewrap's seccomp filter, /etc files to copy in)
+# are opened here and passed as fds, so bubblewrap never needs to reach them by path (it may run as an
+# unprivileged uid that cannot).
+#
+# A root API gives each sandbox a tmpfs mounted here, on the host, owned by the sandbox's uid: bubblewrap binds
+# it as the sandbox's /tmp. A tmpfs that bubblewrap mounted itself would belong to the sandbox's user namespace,
+# where root is unmapped, so the API could not write the request's files into it.
+#
 # stdin, one JSON object per line:
-#   {"op": "spawn", "id": n, "argv": [...], "env": {...}, "nice": n, "fifos": {"1": path, ...}}
+#   {"op": "spawn", "id": n, "argv": [...], "env": {...}, "nice": n, "fifos": {"1": path, ...},
+#    "opens": {"7": path, ...}, "cgroups": [dir, ...], "home_cgroups": [dir, ...],
+#    "tmpfs": {"path": dir, "bytes": n, "uid": n} (optional)}
 #   {"op": "kill", "id": n}
+#   {"op": "unmount", "path": dir}: the sandbox is gone; its tmpfs goes too
 # stdout, one JSON object per line:
 #   {"id": n, "pid": pid} or {"id": n, "error": "..."}, then {"id": n, "exit": code, "signal": number or null}
 import ctypes
@@ -17,6 +30,10 @@ import sys
 import threading
 
 PR_SET_PDEATHSIG = 1
+MS_NOSUID, MS_NODEV = 2, 4
+MNT_DETACH = 2
+libc = ctypes.CDLL(None, use_errno=True)
+mounted = set()
 
 lock = threading.Lock()
 children = {}  # pid -> id
@@ -40,9 +57,17 @@ def spawn(request):
             fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
             fds.append(fd)
             actions.append((os.POSIX_SPAWN_DUP2, fd, int(target)))
+        for target, path in request.get('opens', {}).items():
+            actions.append((os.POSIX_SPAWN_OPEN, int(target), path, os.O_RDONLY, 0))
+        if 'tmpfs' in request:
+            mount_tmpfs(**request['tmpfs'])
         with lock:
-            pid = os.posix_spawnp(request['argv'][0], request['argv'], request['env'], file_actions=actions,
-                                  setsid=True)
+            join_cgroups(request.get('cgroups', []))
+            try:
+                pid = os.posix_spawnp(request['argv'][0], request['argv'], request['env'], file_actions=actions,
+                                      setsid=True)
+            finally:
+                join_cgroups(request.get('home_cgroups', []))
             children[pid] = request['id']
             alive[request['id']] = pid
             has_children.notify()
@@ -57,6 +82,32 @@ def spawn(request):
     finally:
         for fd in fds:
             os.close(fd)
+
+
+def mount_tmpfs(path, bytes, uid):
+    os.mkdir(path, 0o700)
+    options = f'size={bytes},uid={uid},gid={uid},mode=0755'.encode()
+    if libc.mount(b'tmpfs', path.encode(), b'tmpfs', MS_NOSUID | MS_NODEV, options) != 0:
+        error = ctypes.get_errno()
+        os.rmdir(path)
+        raise OSError(error, os.strerror(error), path)
+    mounted.add(path)
+
+
+def unmount(request):
+    path = request['path']
+    mounted.discard(path)
+    libc.umount2(path.encode(), MNT_DETACH)
+    try:
+        os.rmdir(path)
+    except OSError:
+        pass
+
+
+def join_cgroups(dirs):
+    for directory in dirs:
+        with open(os.path.join(directory, 'cgroup.procs'), 'w') as procs:
+            procs.write(str(os.getpid()))
 
 
 def kill(request):
@@ -88,19 +139,21 @@ def reap():
 
 def main():
     # Sandboxes die with their parent (bubblewrap's --die-with-parent); this process dies with the executor's.
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() == 1:
         sys.exit(1)
     threading.Thread(target=reap, daemon=True).start()
     for line in sys.stdin.buffer:
         request = json.loads(line)
-        (spawn if request['op'] == 'spawn' else kill)(request)
+        {'spawn': spawn, 'kill': kill, 'unmount': unmount}[request['op']](request)
     with lock:
         for pid in list(children):
             try:
                 os.killpg(pid, signal.SIGKILL)
             except OSError:
                 pass
+    for path in list(mounted):
+        unmount({'path': path})
 
 
 main()

@@ -20,6 +20,12 @@ export interface SpawnRequest {
   fifos: Record<number, string>;
   /** CPU niceness to start at. */
   nice: number;
+  /** Target fd → a file the spawner opens read-only for the process. */
+  opens?: Record<number, string>;
+  /** A tmpfs the spawner mounts at `path` (a new directory) first, owned by `uid`; see {@link Spawner.unmount}. */
+  tmpfs?: { path: string; bytes: number; uid: number };
+  /** The cgroup directories the process is started in (one per controller), and where the spawner returns. */
+  cgroups?: { dirs: readonly string[]; home: readonly string[] };
 }
 
 /** A process the spawner started: its pid, and how it ended once it has. */
@@ -48,6 +54,8 @@ interface Pending {
  * this file too (via the API's router types), under Next's ProcessEnv augmentation that requires NODE_ENV.
  */
 const EMPTY_ENV = Object.create(null) as NodeJS.ProcessEnv;
+/** How long a spawner told to stop may take to clean up before it is killed. */
+const CLOSE_DEADLINE_MS = 5_000;
 
 export class Spawner {
   readonly #process: ChildProcess;
@@ -59,6 +67,8 @@ export class Spawner {
     this.#process = spawn('/usr/bin/python3', ['-I', '-c', SPAWNER_SOURCE], {
       stdio: ['pipe', 'pipe', 'inherit'],
       env: EMPTY_ENV,
+      // Sandboxes may run as a uid that cannot enter the API's working directory.
+      cwd: '/',
     });
     this.#process.stdin?.on('error', () => {});
     this.#process.on('exit', (code, signal) =>
@@ -89,16 +99,30 @@ export class Spawner {
       env: request.env,
       nice: request.nice,
       fifos: request.fifos,
+      opens: request.opens ?? {},
+      cgroups: request.cgroups?.dirs ?? [],
+      home_cgroups: request.cgroups?.home ?? [],
+      ...(request.tmpfs ? { tmpfs: request.tmpfs } : {}),
     });
     return started.then((pid) => ({ pid, exited, kill: () => this.#send({ op: 'kill', id }) }));
   }
 
-  /** Ends the spawner and waits for it; every sandbox it started dies with it. */
+  /** Unmounts and removes a tmpfs of {@link SpawnRequest.tmpfs} once nothing uses it any more. */
+  unmount(path: string): void {
+    this.#send({ op: 'unmount', path });
+  }
+
+  /**
+   * Ends the spawner and waits for it: told to stop, it kills every sandbox it started and unmounts their tmpfs;
+   * one that does not exit within {@link CLOSE_DEADLINE_MS} is killed (its sandboxes die with it).
+   */
   async close(): Promise<void> {
     if (this.#process.exitCode !== null || this.#process.signalCode !== null) return;
     const exited = once(this.#process, 'exit');
-    this.#process.kill('SIGKILL');
+    this.#process.stdin?.end();
+    const timer = setTimeout(() => this.#process.kill('SIGKILL'), CLOSE_DEADLINE_MS);
     await exited;
+    clearTimeout(timer);
   }
 
   #send(message: object): void {

@@ -47,7 +47,7 @@ echo "ran $? $EPOCHREALTIME" >&4
  * files of at most `fileSizeBytes`; bash counts them in KiB).
  *
  * @example
- * pool = new SandboxPool(launcher, stepDriverCommand(512 * 1024 * 1024), 2, onError);
+ * pool = new SandboxPool(launcher, { command: stepDriverCommand(512 * 1024 * 1024), init: true }, 2, onError);
  */
 export function stepDriverCommand(fileSizeBytes: number): string[] {
   return ['/bin/bash', '-c', STEP_DRIVER, 'fusebox-driver', String(Math.ceil(fileSizeBytes / 1024))];

@@ -1,4 +1,5 @@
 import {
+  chownSync,
   closeSync,
   constants,
   fstatSync,
@@ -8,8 +9,9 @@ import {
   readSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, isAbsolute, join, posix } from 'node:path';
+import { isAbsolute, join, posix } from 'node:path';
 import { UnsafePathError } from './errors/unsafe-path-error';
+import type { SandboxWorkdir } from './sandbox';
 
 /**
  * A request path as a normalised path inside the working directory, or the reason it is not one: absolute
@@ -27,9 +29,10 @@ function relativePath(path: string): string | { refused: string } {
 
 /**
  * Writes the request's `files` (base64, nulls skipped) into a working directory nobody has touched yet, creating
- * parent directories. Throws {@link UnsafePathError} before writing anything if a path is unsafe.
+ * parent directories, all owned by the sandbox's uid so its code may change them. Throws {@link UnsafePathError}
+ * before writing anything if a path is unsafe.
  */
-export function writeFiles(workdir: string, files: Record<string, string | null>): void {
+export function writeFiles(workdir: SandboxWorkdir, files: Record<string, string | null>): void {
   const writes: [string, Buffer][] = [];
   for (const [path, content] of Object.entries(files)) {
     if (content === null) continue;
@@ -37,11 +40,23 @@ export function writeFiles(workdir: string, files: Record<string, string | null>
     if (typeof relative !== 'string') throw new UnsafePathError(path, relative.refused);
     writes.push([relative, Buffer.from(content, 'base64')]);
   }
-  for (const [relative, content] of writes) {
-    const target = join(workdir, relative);
-    mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, content);
+  for (const [relative, content] of writes) writeWorkdirFile(workdir, relative, content);
+}
+
+/** Writes one file at a safe relative path of the working directory (see {@link writeFiles}). */
+export function writeWorkdirFile(workdir: SandboxWorkdir, relative: string, content: string | Buffer): void {
+  const parts = relative.split('/');
+  for (let depth = 1; depth < parts.length; depth += 1) {
+    const dir = join(workdir.host, ...parts.slice(0, depth));
+    if (mkdirSync(dir, { recursive: true }) !== undefined) giveTo(workdir, dir);
   }
+  const target = join(workdir.host, relative);
+  writeFileSync(target, content);
+  giveTo(workdir, target);
+}
+
+function giveTo(workdir: SandboxWorkdir, path: string): void {
+  if (workdir.owner !== undefined) chownSync(path, workdir.owner, workdir.owner);
 }
 
 /**

@@ -220,13 +220,13 @@ print(os.path.getsize("fill.bin") <= 64 * 1024 * 1024)
     expect(processesMatching('sleep 9876[1-4]')).toEqual([]);
   });
 
-  it('cannot take the sandbox down from inside with kill -9 -1: the run still gets a normal result', async () => {
-    const { response } = await run('bash', 'echo before\nkill -9 -1\necho after');
+  it('cannot kill the driver that reports its status: kill -9 -1 leaves the run and its result intact', async () => {
+    const { response } = await run('bash', 'echo before\nkill -9 -1\necho after\nexit 3');
     expectContained(response);
-    // The driver that reports exit statuses was killed too, so the sandbox's own status (137) is reported.
+    // The driver is the sandbox's pid 1, which nothing inside its pid namespace can signal.
     expect(response).toMatchObject({
       status: 'Failed',
-      run_result: { return_code: 137, stdout: 'before\nafter\n' },
+      run_result: { return_code: 3, stdout: 'before\nafter\n' },
     });
   });
 

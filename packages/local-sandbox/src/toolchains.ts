@@ -1,0 +1,114 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { isAlive } from './process-alive';
+
+/** Toolchains installed outside /usr (rustup, a Go tarball) are bound read-only at a fixed sandbox path. */
+const TOOLCHAIN_ROOTS = [
+  { command: 'rustc', args: ['--print', 'sysroot'], mount: '/opt/rust' },
+  { command: 'go', args: ['env', 'GOROOT'], mount: '/opt/go' },
+];
+
+/** A toolchain found on the host, and where sandboxes see it. */
+export interface ToolchainRoot {
+  /** Where bubblewrap binds it from: the toolchain itself, or a reachable view of it (see {@link findToolchains}). */
+  host: string;
+  mount: string;
+}
+
+/** The toolchains of this machine, and how to undo what was done to reach them. */
+export interface Toolchains {
+  roots: ToolchainRoot[];
+  release(): void;
+}
+
+/**
+ * Finds the toolchains outside /usr. Sandboxes of a root Fusebox run as an unprivileged uid, which cannot pass
+ * through a private directory such as /root (where rustup installs by default): with `forOtherUids`, such a
+ * toolchain is bound read-only, on the host, at a directory anyone may pass through, and bubblewrap binds it
+ * from there. Views left by a Fusebox process that died are removed first.
+ */
+export async function findToolchains({ forOtherUids }: { forOtherUids: boolean }): Promise<Toolchains> {
+  const found = (await Promise.all(TOOLCHAIN_ROOTS.map(askToolchain))).filter(
+    (root): root is ToolchainRoot => root !== undefined,
+  );
+  const root = forOtherUids && process.getuid?.() === 0;
+  if (root) removeOrphanViews();
+  const views: string[] = [];
+  const roots = found.flatMap((toolchain) => {
+    if (traversable(toolchain.host) || !root) return [toolchain];
+    try {
+      const view = join(viewsDir(), `${process.pid}`, toolchain.mount.slice(1).replaceAll('/', '-'));
+      mkdirSync(view, { recursive: true, mode: 0o755 });
+      views.push(view);
+      execFileSync('mount', ['--bind', '-o', 'ro', toolchain.host, view], { stdio: 'pipe' });
+      return [{ host: view, mount: toolchain.mount }];
+    } catch {
+      return [];
+    }
+  });
+  return {
+    roots,
+    release: () => {
+      for (const view of views) unmount(view);
+      if (views.length > 0) removeEmpty(join(viewsDir(), `${process.pid}`));
+    },
+  };
+}
+
+/** Asks a toolchain outside /usr where it lives (`rustc --print sysroot`); undefined when it is absent. */
+function askToolchain(toolchain: (typeof TOOLCHAIN_ROOTS)[number]): Promise<ToolchainRoot | undefined> {
+  return new Promise((resolve) => {
+    execFile(toolchain.command, toolchain.args, { timeout: 30_000 }, (error, stdout) => {
+      const root = stdout.trim();
+      if (error || !root.startsWith('/') || root.startsWith('/usr/') || !existsSync(join(root, 'bin'))) {
+        resolve(undefined);
+      } else {
+        resolve({ host: root, mount: toolchain.mount });
+      }
+    });
+  });
+}
+
+/** Whether any user may pass through every directory above `path`. */
+function traversable(path: string): boolean {
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) return false;
+    if (dir === '/') return true;
+  }
+}
+
+/** Where views of unreachable toolchains are mounted, one folder per Fusebox process. */
+function viewsDir(): string {
+  const dir = join(tmpdir(), 'fusebox-toolchains');
+  mkdirSync(dir, { recursive: true, mode: 0o755 });
+  return dir;
+}
+
+function removeOrphanViews(): void {
+  const dir = join(tmpdir(), 'fusebox-toolchains');
+  if (!existsSync(dir)) return;
+  for (const pid of readdirSync(dir)) {
+    if (!/^\d+$/.test(pid) || isAlive(Number(pid))) continue;
+    for (const view of readdirSync(join(dir, pid))) unmount(join(dir, pid, view));
+    removeEmpty(join(dir, pid));
+  }
+}
+
+function unmount(view: string): void {
+  try {
+    execFileSync('umount', ['--lazy', view], { stdio: 'pipe' });
+  } catch {
+    // Not mounted (a start that failed half-way).
+  }
+  removeEmpty(view);
+}
+
+function removeEmpty(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // Not empty or already gone: nothing of ours to remove.
+  }
+}
