@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { isAlive } from './process-alive';
@@ -36,11 +36,15 @@ export async function findToolchains({ forOtherUids }: { forOtherUids: boolean }
   const root = forOtherUids && process.getuid?.() === 0;
   if (root) removeOrphanViews();
   const views: string[] = [];
+  let ownDir: string | undefined;
   const roots = found.flatMap((toolchain) => {
     if (traversable(toolchain.host) || !root) return [toolchain];
     try {
-      const view = join(viewsDir(), `${process.pid}`, toolchain.mount.slice(1).replaceAll('/', '-'));
-      mkdirSync(view, { recursive: true, mode: 0o755 });
+      // One folder per launcher: several executors may live in one process.
+      ownDir ??= mkdtempSync(join(viewsDir(), `${process.pid}-`));
+      chmodSync(ownDir, 0o755);
+      const view = join(ownDir, toolchain.mount.slice(1).replaceAll('/', '-'));
+      mkdirSync(view, { mode: 0o755 });
       views.push(view);
       execFileSync('mount', ['--bind', '-o', 'ro', toolchain.host, view], { stdio: 'pipe' });
       return [{ host: view, mount: toolchain.mount }];
@@ -52,7 +56,7 @@ export async function findToolchains({ forOtherUids }: { forOtherUids: boolean }
     roots,
     release: () => {
       for (const view of views) unmount(view);
-      if (views.length > 0) removeEmpty(join(viewsDir(), `${process.pid}`));
+      if (ownDir !== undefined) removeEmpty(ownDir);
     },
   };
 }
@@ -79,7 +83,7 @@ function traversable(path: string): boolean {
   }
 }
 
-/** Where views of unreachable toolchains are mounted, one folder per Fusebox process. */
+/** Where views of unreachable toolchains are mounted, one folder per launcher, named after its process. */
 function viewsDir(): string {
   const dir = join(tmpdir(), 'fusebox-toolchains');
   mkdirSync(dir, { recursive: true, mode: 0o755 });
@@ -89,10 +93,11 @@ function viewsDir(): string {
 function removeOrphanViews(): void {
   const dir = join(tmpdir(), 'fusebox-toolchains');
   if (!existsSync(dir)) return;
-  for (const pid of readdirSync(dir)) {
-    if (!/^\d+$/.test(pid) || isAlive(Number(pid))) continue;
-    for (const view of readdirSync(join(dir, pid))) unmount(join(dir, pid, view));
-    removeEmpty(join(dir, pid));
+  for (const name of readdirSync(dir)) {
+    const pid = /^(\d+)-/.exec(name)?.[1];
+    if (pid === undefined || isAlive(Number(pid))) continue;
+    for (const view of readdirSync(join(dir, name))) unmount(join(dir, name, view));
+    removeEmpty(join(dir, name));
   }
 }
 
