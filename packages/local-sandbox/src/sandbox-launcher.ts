@@ -110,15 +110,18 @@ export class SandboxLauncher {
     options: LauncherOptions,
     runtimeDir: string,
     cgroups: CgroupParent | undefined,
+    identities: SandboxIdentities | undefined,
     toolchains: Toolchains,
   ) {
     this.options = options;
+    this.#identities = identities;
     this.#runtimeDir = runtimeDir;
     this.#cgroups = cgroups;
     this.#toolchains = toolchains;
     const bwrap = options.isolation === 'bwrap';
-    this.#identities =
-      bwrap && process.getuid?.() === 0 ? new SandboxIdentities(options.sandboxUidBase) : undefined;
+    this.#identities = bwrap
+      ? SandboxIdentities.forThisProcess(options.sandboxUidBase, options.warn)
+      : undefined;
     this.#pathDirs = [
       ...toolchains.roots.map((root) => ({
         inside: `${bwrap ? root.mount : root.host}/bin`,
@@ -148,7 +151,11 @@ export class SandboxLauncher {
       );
     }
     removeOrphanDirectories();
-    const toolchains = await findToolchains({ forOtherUids: options.isolation === 'bwrap' });
+    const identities =
+      options.isolation === 'bwrap'
+        ? SandboxIdentities.forThisProcess(options.sandboxUidBase, options.warn)
+        : undefined;
+    const toolchains = await findToolchains({ forOtherUids: identities !== undefined });
     const runtimeDir = mkdtempSync(join(tmpdir(), `fusebox-sandbox-${process.pid}-`));
     // Sandboxes' uids pass through it to bind their /tmp; its other entries stay root's (0600 pipes and files).
     chmodSync(runtimeDir, 0o711);
@@ -169,6 +176,7 @@ export class SandboxLauncher {
       options,
       runtimeDir,
       typeof cgroups === 'string' ? undefined : cgroups,
+      identities,
       toolchains,
     );
     if (options.isolation === 'none') {

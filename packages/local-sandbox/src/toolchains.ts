@@ -24,7 +24,7 @@ export interface Toolchains {
 }
 
 /**
- * Finds the toolchains outside /usr. Sandboxes of a root Fusebox run as an unprivileged uid, which cannot pass
+ * Finds the toolchains outside /usr. Sandboxes that run as other uids than this (root) process cannot pass
  * through a private directory such as /root (where rustup installs by default): with `forOtherUids`, such a
  * toolchain is bound read-only, on the host, at a directory anyone may pass through, and bubblewrap binds it
  * from there. Views left by a Fusebox process that died are removed first.
@@ -33,12 +33,11 @@ export async function findToolchains({ forOtherUids }: { forOtherUids: boolean }
   const found = (await Promise.all(TOOLCHAIN_ROOTS.map(askToolchain))).filter(
     (root): root is ToolchainRoot => root !== undefined,
   );
-  const root = forOtherUids && process.getuid?.() === 0;
-  if (root) removeOrphanViews();
+  if (forOtherUids) removeOrphanViews();
   const views: string[] = [];
   let ownDir: string | undefined;
   const roots = found.flatMap((toolchain) => {
-    if (traversable(toolchain.host) || !root) return [toolchain];
+    if (!forOtherUids || traversable(toolchain.host)) return [toolchain];
     try {
       // One folder per launcher: several executors may live in one process.
       ownDir ??= mkdtempSync(join(viewsDir(), `${process.pid}-`));
