@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileS
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isAlive } from './process-alive';
+import { randomName } from './random-name';
 
 const CGROUP_V1 = '/sys/fs/cgroup';
 const CONTROLLERS = ['pids', 'memory'] as const;
@@ -55,7 +56,7 @@ export class SandboxCgroup {
 }
 
 /**
- * This process's parent cgroup for its sandboxes, `/sys/fs/cgroup/{pids,memory}/fusebox/<pid>`. Cgroups left
+ * This process's parent cgroup for its sandboxes, `/sys/fs/cgroup/{pids,memory}/fusebox/<pid>-<random>`. Cgroups left
  * behind by a Fusebox process that died are removed when the next one starts.
  */
 export class CgroupParent {
@@ -79,7 +80,8 @@ export class CgroupParent {
         const base = join(root, 'fusebox');
         mkdirSync(base, { recursive: true });
         removeOrphans(base);
-        const dir = join(base, String(process.pid));
+        // One per launcher, named after its process: several executors may live in one process.
+        const dir = join(base, randomName(`${process.pid}-`));
         mkdirSync(dir, { recursive: true });
         return dir;
       });
@@ -141,7 +143,8 @@ function killAll(dir: string): void {
 /** Removes the cgroups of Fusebox processes that no longer exist. */
 function removeOrphans(base: string): void {
   for (const entry of readdirSync(base, { withFileTypes: true })) {
-    if (!entry.isDirectory() || !/^\d+$/.test(entry.name) || isAlive(Number(entry.name))) continue;
+    const pid = /^(\d+)(?:-|$)/.exec(entry.name)?.[1];
+    if (!entry.isDirectory() || pid === undefined || isAlive(Number(pid))) continue;
     const dir = join(base, entry.name);
     for (const child of readdirSync(dir, { withFileTypes: true })) {
       if (!child.isDirectory()) continue;
