@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { Socket } from 'node:net';
 import {
@@ -377,14 +377,6 @@ export class SandboxLauncher {
     let workdir: SandboxWorkdir;
     if (hostDir) {
       workdir = { inside, host: hostDir, tmp: hostDir, owner: undefined, release: releaseDirectory(hostDir) };
-    } else if (hostTmp !== undefined) {
-      workdir = {
-        inside,
-        host: join(hostTmp, inside.slice('/tmp/'.length)),
-        tmp: hostTmp,
-        owner: uid,
-        release: releaseTmp,
-      };
     } else {
       try {
         // bubblewrap itself stays outside the sandbox's mount namespace; its child is inside.
@@ -395,9 +387,11 @@ export class SandboxLauncher {
           inside,
           host: `/proc/self/fd/${fd}`,
           tmp: `/proc/self/fd/${fd}/..`,
-          owner: undefined,
+          owner: uid,
           release: releaseFd(fd),
         };
+        // The sandbox's bind and this fd keep its tmpfs now; see spawner.py for why it leaves the spawner's table.
+        releaseTmp();
       } catch (error) {
         throw await fail(`its working directory is unreachable: ${(error as Error).message}`);
       }
@@ -512,7 +506,7 @@ export class SandboxLauncher {
 
   /**
    * The sandbox's /tmp (size-capped; it holds the working directory and /dev/shm): with per-sandbox uids, a
-   * tmpfs the spawner mounts on the host for that uid (see spawner.py), which this process can write the
+   * tmpfs the spawner mounts for that uid (see spawner.py), which this process can write the
    * request's files into; otherwise one bubblewrap mounts, which this process shares the uid of.
    */
   #tmpArgs(hostTmp: string | undefined): string[] {
@@ -574,36 +568,13 @@ function captureOutputs(pipes: Record<number, Socket>, limit: number): SandboxOu
   return outputs;
 }
 
-/**
- * Removes the temporary directories of executors whose process died without cleaning up, and unmounts the
- * sandboxes' tmpfs left in them first.
- */
+/** Removes the temporary directories of executors whose process died without cleaning up. */
 function removeOrphanDirectories(): void {
-  const mounts = mountPoints();
   for (const name of readdirSync(tmpdir())) {
     const pid = /^fusebox-(?:sandbox|run)-(\d+)-/.exec(name)?.[1];
-    if (pid === undefined || isAlive(Number(pid))) continue;
-    const dir = join(tmpdir(), name);
-    for (const mount of mounts.filter((path) => path.startsWith(`${dir}/`))) {
-      try {
-        execFileSync('umount', ['--lazy', mount], { stdio: 'pipe' });
-      } catch {
-        // Someone else unmounted it meanwhile.
-      }
-    }
-    rmSync(dir, { recursive: true, force: true });
+    if (pid !== undefined && !isAlive(Number(pid)))
+      rmSync(join(tmpdir(), name), { recursive: true, force: true });
   }
-}
-
-/** This mount namespace's mount points (octal escapes in /proc/self/mountinfo decoded). */
-function mountPoints(): string[] {
-  return readFileSync('/proc/self/mountinfo', 'utf8')
-    .split('\n')
-    .map((line) => line.split(' ')[4])
-    .filter((path): path is string => path !== undefined)
-    .map((path) =>
-      path.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8))),
-    );
 }
 
 /** `pid` and its descendants, parents first, from /proc's children lists. */

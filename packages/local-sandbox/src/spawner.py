@@ -10,16 +10,19 @@
 # are opened here and passed as fds, so bubblewrap never needs to reach them by path (it may run as an
 # unprivileged uid that cannot).
 #
-# A root API gives each sandbox a tmpfs mounted here, on the host, owned by the sandbox's uid: bubblewrap binds
-# it as the sandbox's /tmp. A tmpfs that bubblewrap mounted itself would belong to the sandbox's user namespace,
-# where root is unmapped, so the API could not write the request's files into it.
+# A root API gives each sandbox a tmpfs mounted here, owned by the sandbox's uid: bubblewrap binds it as the
+# sandbox's /tmp. A tmpfs that bubblewrap mounted itself would belong to the sandbox's user namespace, where
+# root is unmapped, so the API could not write the request's files into it. These mounts live in a private mount
+# namespace of the spawner's (they never show on the host, and vanish with it), and each is unmounted here as
+# soon as its sandbox is up: the sandbox's bind keeps it alive, and every new sandbox copies the spawner's mount
+# table, so mounts left here would make each start slower (about 90 us a mount on these machines).
 #
 # stdin, one JSON object per line:
 #   {"op": "spawn", "id": n, "argv": [...], "env": {...}, "nice": n, "fifos": {"1": path, ...},
 #    "opens": {"7": path, ...}, "cgroups": [dir, ...], "home_cgroups": [dir, ...],
 #    "tmpfs": {"path": dir, "bytes": n, "uid": n} (optional)}
 #   {"op": "kill", "id": n}
-#   {"op": "unmount", "path": dir}: the sandbox is gone; its tmpfs goes too
+#   {"op": "unmount", "path": dir}: the sandbox holds its tmpfs now (or is gone)
 # stdout, one JSON object per line:
 #   {"id": n, "pid": pid} or {"id": n, "error": "..."}, then {"id": n, "exit": code, "signal": number or null}
 import ctypes
@@ -32,8 +35,9 @@ import threading
 PR_SET_PDEATHSIG = 1
 MS_NOSUID, MS_NODEV = 2, 4
 MNT_DETACH = 2
+CLONE_NEWNS = 0x00020000
+MS_REC, MS_PRIVATE = 0x4000, 1 << 18
 libc = ctypes.CDLL(None, use_errno=True)
-mounted = set()
 
 lock = threading.Lock()
 children = {}  # pid -> id
@@ -84,6 +88,12 @@ def spawn(request):
             os.close(fd)
 
 
+def private_mounts():
+    if libc.unshare(CLONE_NEWNS) != 0 or libc.mount(b'none', b'/', None, MS_REC | MS_PRIVATE, None) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f'cannot make a private mount namespace: {os.strerror(error)}')
+
+
 def mount_tmpfs(path, bytes, uid):
     os.mkdir(path, 0o700)
     options = f'size={bytes},uid={uid},gid={uid},mode=0755'.encode()
@@ -91,12 +101,10 @@ def mount_tmpfs(path, bytes, uid):
         error = ctypes.get_errno()
         os.rmdir(path)
         raise OSError(error, os.strerror(error), path)
-    mounted.add(path)
 
 
 def unmount(request):
     path = request['path']
-    mounted.discard(path)
     libc.umount2(path.encode(), MNT_DETACH)
     try:
         os.rmdir(path)
@@ -142,6 +150,8 @@ def main():
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() == 1:
         sys.exit(1)
+    if os.getuid() == 0:
+        private_mounts()
     threading.Thread(target=reap, daemon=True).start()
     for line in sys.stdin.buffer:
         request = json.loads(line)
@@ -152,8 +162,6 @@ def main():
                 os.killpg(pid, signal.SIGKILL)
             except OSError:
                 pass
-    for path in list(mounted):
-        unmount({'path': path})
 
 
 main()
