@@ -29,7 +29,7 @@ describe('FifoGate', () => {
     const queued = gate.acquire();
     const refused = await gate.acquire().catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(QueueFullError);
-    expect((refused as QueueFullError).code).toBe('FUSEBOX_SANDBOX_QUEUE_FULL');
+    expect((refused as QueueFullError).code).toBe('FUSEBOX_LOCAL_SANDBOX_QUEUE_FULL');
     expect((refused as QueueFullError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
     held();
     (await queued)();

@@ -8,6 +8,6 @@ import { LocalSandboxError } from './local-sandbox-error';
  */
 export class ExecutorClosedError extends LocalSandboxError {
   constructor() {
-    super('FUSEBOX_SANDBOX_CLOSED', 'the executor is closed');
+    super('FUSEBOX_LOCAL_SANDBOX_CLOSED', 'the executor is closed');
   }
 }

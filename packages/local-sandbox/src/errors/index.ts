@@ -1,4 +1,9 @@
-export { LocalSandboxError, isLocalSandboxError } from './local-sandbox-error';
+export {
+  LOCAL_SANDBOX_ERROR_CODES,
+  LocalSandboxError,
+  isLocalSandboxError,
+  type LocalSandboxErrorCode,
+} from './local-sandbox-error';
 export { ExecutorClosedError } from './executor-closed-error';
 export { IsolationUnavailableError } from './isolation-unavailable-error';
 export { QueueFullError } from './queue-full-error';

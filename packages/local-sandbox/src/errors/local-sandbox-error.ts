@@ -1,3 +1,18 @@
+/** The stable `code` of every error this package throws. */
+export const LOCAL_SANDBOX_ERROR_CODES = [
+  'FUSEBOX_LOCAL_SANDBOX_CLOSED',
+  'FUSEBOX_LOCAL_SANDBOX_ISOLATION_UNAVAILABLE',
+  'FUSEBOX_LOCAL_SANDBOX_QUEUE_FULL',
+  'FUSEBOX_LOCAL_SANDBOX_FAILURE',
+  'FUSEBOX_LOCAL_SANDBOX_SESSION_BUSY',
+  'FUSEBOX_LOCAL_SANDBOX_SESSION_DEAD',
+  'FUSEBOX_LOCAL_SANDBOX_SESSION_LIMIT',
+  'FUSEBOX_LOCAL_SANDBOX_SESSION_NOT_FOUND',
+  'FUSEBOX_LOCAL_SANDBOX_UNSAFE_PATH',
+] as const;
+
+export type LocalSandboxErrorCode = (typeof LOCAL_SANDBOX_ERROR_CODES)[number];
+
 /**
  * Base class of every error @fusebox/local-sandbox throws. `code` is stable across versions so callers can
  * branch on it; {@link isLocalSandboxError} works across duplicate copies of this package.
@@ -6,13 +21,13 @@
  * try {
  *   await executor.runCode(request);
  * } catch (error) {
- *   if (isLocalSandboxError(error) && error.code === 'FUSEBOX_SANDBOX_QUEUE_FULL') retryLater();
+ *   if (isLocalSandboxError(error) && error.code === 'FUSEBOX_LOCAL_SANDBOX_QUEUE_FULL') retryLater();
  * }
  */
 export class LocalSandboxError extends Error {
-  readonly code: string;
+  readonly code: LocalSandboxErrorCode;
 
-  constructor(code: string, message: string, options?: ErrorOptions) {
+  constructor(code: LocalSandboxErrorCode, message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
@@ -27,5 +42,5 @@ export class LocalSandboxError extends Error {
  */
 export function isLocalSandboxError(error: unknown): error is LocalSandboxError {
   const code: unknown = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
-  return typeof code === 'string' && code.startsWith('FUSEBOX_SANDBOX_');
+  return (LOCAL_SANDBOX_ERROR_CODES as readonly unknown[]).includes(code);
 }

@@ -12,7 +12,7 @@ export class QueueFullError extends LocalSandboxError {
 
   constructor(queueLimit: number, retryAfterSeconds: number) {
     super(
-      'FUSEBOX_SANDBOX_QUEUE_FULL',
+      'FUSEBOX_LOCAL_SANDBOX_QUEUE_FULL',
       `the executor is saturated: every slot is busy and ${queueLimit} executions are already waiting`,
     );
     this.retryAfterSeconds = retryAfterSeconds;

@@ -9,6 +9,6 @@ import { LocalSandboxError } from './local-sandbox-error';
  */
 export class SandboxFailureError extends LocalSandboxError {
   constructor(message: string, options?: ErrorOptions) {
-    super('FUSEBOX_SANDBOX_FAILURE', message, options);
+    super('FUSEBOX_LOCAL_SANDBOX_FAILURE', message, options);
   }
 }

@@ -10,7 +10,7 @@ export class SessionBusyError extends LocalSandboxError {
   readonly sessionId: string;
 
   constructor(sessionId: string) {
-    super('FUSEBOX_SANDBOX_SESSION_BUSY', `session ${sessionId} is already running a cell`);
+    super('FUSEBOX_LOCAL_SANDBOX_SESSION_BUSY', `session ${sessionId} is already running a cell`);
     this.sessionId = sessionId;
   }
 }

@@ -11,7 +11,10 @@ export class SessionDeadError extends LocalSandboxError {
   readonly sessionId: string;
 
   constructor(sessionId: string, reason: string) {
-    super('FUSEBOX_SANDBOX_SESSION_DEAD', `session ${sessionId} has no interpreter (${reason}); restart it`);
+    super(
+      'FUSEBOX_LOCAL_SANDBOX_SESSION_DEAD',
+      `session ${sessionId} has no interpreter (${reason}); restart it`,
+    );
     this.sessionId = sessionId;
   }
 }

@@ -9,7 +9,7 @@ import { LocalSandboxError } from './local-sandbox-error';
 export class SessionLimitError extends LocalSandboxError {
   constructor(maxSessions: number) {
     super(
-      'FUSEBOX_SANDBOX_SESSION_LIMIT',
+      'FUSEBOX_LOCAL_SANDBOX_SESSION_LIMIT',
       `${maxSessions} sessions are already open; close one or wait for an idle one to expire`,
     );
   }

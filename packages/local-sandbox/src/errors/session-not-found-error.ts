@@ -11,7 +11,7 @@ export class SessionNotFoundError extends LocalSandboxError {
 
   constructor(sessionId: string) {
     super(
-      'FUSEBOX_SANDBOX_SESSION_NOT_FOUND',
+      'FUSEBOX_LOCAL_SANDBOX_SESSION_NOT_FOUND',
       `no open session ${JSON.stringify(sessionId)} (closed or expired)`,
     );
     this.sessionId = sessionId;

@@ -10,7 +10,7 @@ export class UnsafePathError extends LocalSandboxError {
   readonly path: string;
 
   constructor(path: string, reason: string) {
-    super('FUSEBOX_SANDBOX_UNSAFE_PATH', `refused file path ${JSON.stringify(path)}: ${reason}`);
+    super('FUSEBOX_LOCAL_SANDBOX_UNSAFE_PATH', `refused file path ${JSON.stringify(path)}: ${reason}`);
     this.path = path;
   }
 }

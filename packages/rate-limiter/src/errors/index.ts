@@ -1,4 +1,4 @@
-export { LimiterError, isLimiterError } from './limiter-error';
+export { LIMITER_ERROR_CODES, LimiterError, isLimiterError, type LimiterErrorCode } from './limiter-error';
 export { LimiterClosedError } from './limiter-closed-error';
 export { LimiterKeyCollisionError } from './key-collision-error';
 export { LimiterSharedSessionError } from './shared-session-error';

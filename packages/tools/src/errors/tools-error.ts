@@ -1,3 +1,12 @@
+/** The stable `code` of every error this package throws. */
+export const TOOLS_ERROR_CODES = [
+  'FUSEBOX_TOOLS_CONFIG',
+  'FUSEBOX_TOOLS_GENERATE',
+  'FUSEBOX_TOOLS_UNKNOWN_INSTANCE',
+] as const;
+
+export type ToolsErrorCode = (typeof TOOLS_ERROR_CODES)[number];
+
 /**
  * Base class of every error @fusebox/tools throws. `code` is stable across versions, so callers can branch on
  * it; `isToolsError` works across duplicate copies of this package, where `instanceof` would not.
@@ -10,9 +19,9 @@
  * }
  */
 export class ToolsError extends Error {
-  readonly code: string;
+  readonly code: ToolsErrorCode;
 
-  constructor(code: string, message: string, options?: ErrorOptions) {
+  constructor(code: ToolsErrorCode, message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
@@ -27,5 +36,5 @@ export class ToolsError extends Error {
  */
 export function isToolsError(error: unknown): error is ToolsError {
   const code: unknown = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
-  return typeof code === 'string' && code.startsWith('FUSEBOX_TOOLS_');
+  return (TOOLS_ERROR_CODES as readonly unknown[]).includes(code);
 }

@@ -1,4 +1,9 @@
-export { SessionApiError, isSessionApiError } from './session-api-error';
+export {
+  SESSION_API_ERROR_CODES,
+  SessionApiError,
+  isSessionApiError,
+  type SessionApiErrorCode,
+} from './session-api-error';
 export { InvalidRequestError } from './invalid-request-error';
 export { SessionClosedError } from './session-closed-error';
 export { SessionNotFoundError } from './session-not-found-error';
