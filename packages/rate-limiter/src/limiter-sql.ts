@@ -5,6 +5,9 @@
 /** Poll interval of the queue's head while every slot is busy; pg_sleep's resolution is 1 ms anyway. */
 const HEAD_POLL_SECONDS = 0.001;
 
+/** A single-int advisory lock (outside the keys' two-int space) held while the table is created. */
+const CREATE_TABLE_LOCK = 7_301_774_511;
+
 /** What a session is for: holding permits (and reading stats), or only reading stats. */
 export type SessionPurpose = 'acquire' | 'read';
 
@@ -151,6 +154,27 @@ export const RELEASE_SQL = {
  * shrink it once the holders above a lowered limit are gone.
  * $1 key, $2 namespace, $3 limit, $4 starts per second or NULL.
  */
+/**
+ * Creates the limiter's one table where it is missing (a database Fusebox's migrations never ran on), in the
+ * shape those migrations give it, so the limiter works on any Postgres it may create tables in. The statements
+ * run as one implicit transaction (one simple query), whose lock makes limiters that start together create the
+ * table once: `IF NOT EXISTS` alone races in the catalog.
+ */
+export const CREATE_KEY_TABLE_SQL = `
+SELECT pg_advisory_xact_lock(${CREATE_TABLE_LOCK});
+CREATE TABLE IF NOT EXISTS limiter_key (
+  key TEXT NOT NULL,
+  lock_namespace INTEGER NOT NULL,
+  "limit" INTEGER NOT NULL,
+  max_starts_per_second DOUBLE PRECISION,
+  created_at TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+  updated_at TIMESTAMPTZ(3) NOT NULL,
+  max_slot INTEGER NOT NULL DEFAULT 0,
+  next_start_at TIMESTAMPTZ(6),
+  CONSTRAINT limiter_key_pkey PRIMARY KEY (key)
+);
+CREATE UNIQUE INDEX IF NOT EXISTS limiter_key_lock_namespace_key ON limiter_key (lock_namespace);`;
+
 export const REGISTER_KEY_SQL = `
 INSERT INTO limiter_key (key, lock_namespace, "limit", max_slot, max_starts_per_second, updated_at)
 VALUES ($1, $2, $3, $3, $4, now())

@@ -5,6 +5,7 @@ import { defaultHolderName } from './holder-name';
 import { type ConnectionSource, resolveConnect } from './pg-connection';
 import { PgSession, describe } from './pg-session';
 import { readStats } from './pg-stats';
+import { UNDEFINED_TABLE, sqlState } from './sqlstate';
 
 /** What errors name when no single key is concerned. */
 const ALL_KEYS = '*';
@@ -31,6 +32,8 @@ export async function listLimiters(
   try {
     return await abortable(
       readStats(session, null).catch((error: unknown) => {
+        // No limiter has run on this database yet: it has no keys.
+        if (sqlState(error) === UNDEFINED_TABLE) return [];
         throw new LimiterUnavailableError(ALL_KEYS, describe(error), { cause: error });
       }),
       options.signal,

@@ -11,6 +11,7 @@ import { FifoSemaphore } from './fifo-semaphore';
 import type { AcquireOptions, Limiter, LimiterStats, Permit } from './limiter';
 import {
   ACQUIRE_SQL,
+  CREATE_KEY_TABLE_SQL,
   PROBE_LOCK_SQL,
   PROBE_UNLOCK_SQL,
   REGISTER_KEY_SQL,
@@ -23,6 +24,7 @@ import { defaultHolderName } from './holder-name';
 import { type ConnectionSource, type LimiterConnection, resolveConnect } from './pg-connection';
 import { PgSession, describe } from './pg-session';
 import { readStats } from './pg-stats';
+import { INSUFFICIENT_PRIVILEGE, UNDEFINED_TABLE, sqlState } from './sqlstate';
 import { withPermit } from './with-permit';
 
 export type { LimiterConnection } from './pg-connection';
@@ -53,17 +55,14 @@ export type PgLimiterOptions = ConnectionSource & {
 /** Default of `maxWaitingConnections`. */
 export const DEFAULT_MAX_WAITING_CONNECTIONS = 16;
 
-/** SQLSTATE of a missing table: the database was never migrated. */
-const UNDEFINED_TABLE = '42P01';
-
 /** After a timeout, how long the database may take to report it before the connection is dropped instead. */
 const TIMEOUT_GRACE_MS = 2_000;
 
 /**
  * Creates a cluster-wide FIFO semaphore on Postgres advisory locks: every process that uses the same database
  * and key shares `limit` slots, waiters are admitted in arrival order, and a dead process's permits come back
- * as soon as Postgres sees its connections close. The database must have Fusebox's migrations applied (the
- * `limiter_key` table). Rejects with LimiterUnavailableError if the database does not answer, and with
+ * as soon as Postgres sees its connections close. Its one table, `limiter_key`, is created on first use where
+ * Fusebox's migrations have not made it. Rejects with LimiterUnavailableError if the database does not answer, and with
  * LimiterSharedSessionError if `connect` cannot give independent sessions (PGlite).
  *
  * @example
@@ -125,32 +124,39 @@ class PgLimiter implements Limiter {
   /** Registers the key and checks that the connections are independent sessions. */
   async open(): Promise<void> {
     const control = await this.#controlSession();
-    const rows = await this.#run(() =>
-      control.query<{ lock_namespace: number }>({ text: REGISTER_KEY_SQL }, [
-        this.key,
-        lockNamespace(this.key),
-        this.#limit,
-        this.#rate ?? null,
-      ]),
-    ).catch((error: unknown) => {
-      const cause = (error instanceof Error ? error.cause : undefined) as {
-        code?: unknown;
-        constraint?: unknown;
-      };
-      if (cause?.constraint === 'limiter_key_lock_namespace_key') {
-        throw new LimiterKeyCollisionError(this.key, lockNamespace(this.key), { cause });
-      }
-      if (cause?.code === UNDEFINED_TABLE) {
-        throw new LimiterUnavailableError(
+    const register = () =>
+      this.#run(() =>
+        control.query<{ lock_namespace: number }>({ text: REGISTER_KEY_SQL }, [
           this.key,
-          "it has no limiter_key table: apply Fusebox's migrations",
-          {
-            cause,
-          },
-        );
-      }
-      throw error;
-    });
+          lockNamespace(this.key),
+          this.#limit,
+          this.#rate ?? null,
+        ]),
+      );
+    const rows = await register()
+      .catch(async (error: unknown) => {
+        if (sqlState(error) !== UNDEFINED_TABLE) throw error;
+        await this.#run(() => control.query({ text: CREATE_KEY_TABLE_SQL }, []));
+        return register();
+      })
+      .catch((error: unknown) => {
+        const cause = (error instanceof Error ? error.cause : undefined) as {
+          code?: unknown;
+          constraint?: unknown;
+        };
+        if (cause?.constraint === 'limiter_key_lock_namespace_key') {
+          throw new LimiterKeyCollisionError(this.key, lockNamespace(this.key), { cause });
+        }
+        if (sqlState(error) === INSUFFICIENT_PRIVILEGE) {
+          throw new LimiterUnavailableError(
+            this.key,
+            'it has no limiter_key table and this role may not create it: run the limiter once as a role that may, ' +
+              "or apply Fusebox's migrations",
+            { cause },
+          );
+        }
+        throw error;
+      });
     this.#namespace = rows[0]!.lock_namespace;
 
     // Advisory locks are re-entrant within a session: if a second connection can take a lock the first holds,

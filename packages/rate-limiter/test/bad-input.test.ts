@@ -60,17 +60,6 @@ describe('bad input is refused with a clear typed error, never a hang', () => {
     });
   });
 
-  it('reports a database without the limiter_key table as not migrated', async () => {
-    const empty = await createPostgresTestDatabase({ migrated: false });
-    try {
-      await expect(createPgLimiter({ connectionString: empty.url, key: 'bad', limit: 1 })).rejects.toThrow(
-        /no limiter_key table: apply Fusebox's migrations/,
-      );
-    } finally {
-      await empty.drop();
-    }
-  });
-
   it('refuses connections that are one session (as PGlite gives), whose locks would all be shared', async () => {
     const single = new pg.Client({ connectionString: database.url });
     await single.connect();
