@@ -10,6 +10,7 @@ import { rolloutsImportCommand } from './commands/rollouts-import';
 import { serveCommand } from './commands/serve';
 import { tasksImportCommand } from './commands/tasks-import';
 import { InvalidEnvironmentError } from './env';
+import { VERSION } from './version';
 
 const COMMANDS: Command[] = [
   serveCommand,
@@ -28,7 +29,7 @@ function usage(): string {
     '',
     ...COMMANDS.map((command) => `  ${command.path.join(' ').padEnd(width)}${command.summary}`),
     '',
-    "Run `fusebox <command> --help` for a command's options.",
+    "Run `fusebox <command> --help` for a command's options, `fusebox --version` for the version.",
   ].join('\n');
 }
 
@@ -53,6 +54,10 @@ async function main(argv: string[]): Promise<number> {
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
     console.log(usage());
     return argv.length === 0 ? 2 : 0;
+  }
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V' || argv[0] === 'version')) {
+    console.log(`fusebox ${VERSION}`);
+    return 0;
   }
   const resolved = resolve(argv);
   if (!resolved) {
