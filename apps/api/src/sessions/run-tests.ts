@@ -1,8 +1,4 @@
-import {
-  type RunCodeResponse,
-  runCodeRequestSchema,
-  runJupyterRequestSchema,
-} from '@fusebox/sandbox-client/protocol';
+import { type RunCodeResponse, runCodeRequestSchema } from '@fusebox/sandbox-client/protocol';
 import { summarize } from '@fusebox/sandbox-client/summarize';
 import { describeRun } from '@fusebox/tools/describe-run';
 import { truncateToolResponse } from '@fusebox/tools/truncate';
@@ -10,10 +6,11 @@ import type { ExecutionRow } from '../execution-recorder';
 import type { TestCounts } from '../tasks/reward-rule';
 import type { StoredTask } from '../tasks/stored-task';
 import type { TaskTest } from '../tasks/task-test';
-import { runProgram, runReplay } from './gated-runs';
+import { runProgram } from './gated-runs';
 import type { TestOutcome } from './reward-detail';
 import { stateCells } from './session-cells';
 import type { SessionSandbox } from './session-sandbox';
+import { type TestSubject, trustedTestJob, trustedVerdict } from './trusted-test';
 
 /** Where AutoEval's test code wants the solution; without it the test code is appended. */
 const INSERT_MARKER = '#<INSERT>';
@@ -30,16 +27,25 @@ export interface TestRun {
  * Runs every test of a task against a session's solution, each in its own sandbox and all at once (each through
  * the global limiter). A fresh session's solution is its latest action's code; a stateful session's is the
  * state its actions built, so its tests run after a replay of those actions' cells.
+ *
+ * Python assert tests run in the trusted runner (trusted-test.ts), whose verdict the model's code cannot forge;
+ * io tests are judged here, on the exit status the sandbox's driver reported and the output the host read.
+ * Assert tests in other languages still pass when the program (the model's code and the test, in one process)
+ * exits 0: see docs/sessions.md for what that leaves open.
  */
 export async function runTests(
   sandbox: SessionSandbox,
   task: StoredTask,
   actions: readonly { code: string | null; status: string }[],
 ): Promise<TestRun> {
+  const subject: TestSubject =
+    task.sessionMode === 'stateful'
+      ? { mode: 'cells', cells: stateCells(actions) }
+      : { mode: 'program', solution: latestCode(actions) };
   const runs = await Promise.all(
     task.tests.map((test) =>
-      task.sessionMode === 'stateful'
-        ? runStatefulTest(sandbox, task, stateCells(actions), test)
+      test.kind === 'assert' && task.language === 'python'
+        ? runTrustedTest(sandbox, task, subject, test)
         : runProgramTest(sandbox, task, latestCode(actions), test),
     ),
   );
@@ -77,21 +83,36 @@ async function runProgramTest(sandbox: SessionSandbox, task: StoredTask, solutio
   };
 }
 
-async function runStatefulTest(sandbox: SessionSandbox, task: StoredTask, cells: string[], test: TaskTest) {
-  const { runTimeoutS, memoryLimitMB } = task.settings;
-  // Stateful tasks only have assert tests (checked on import); the state stands in for the solution.
-  const testCode = test.kind === 'assert' ? test.code.replace(INSERT_MARKER, '') : '';
-  const { response, row } = await runReplay(
-    sandbox,
-    runJupyterRequestSchema.parse({
-      cells: [...cells, testCode],
-      cell_timeout: runTimeoutS,
-      total_timeout: runTimeoutS * (cells.length + 1),
-      memory_limit_MB: memoryLimitMB,
-      files: task.setupFiles,
-    }),
-  );
-  return { outcome: outcome(task, test, response), row };
+async function runTrustedTest(
+  sandbox: SessionSandbox,
+  task: StoredTask,
+  subject: TestSubject,
+  test: Extract<TaskTest, { kind: 'assert' }>,
+) {
+  const job = trustedTestJob(task, test.code, subject);
+  const { response, row } = await runProgram(sandbox, job.request);
+  const verdict = trustedVerdict(response, job.nonce);
+  if (verdict === undefined) {
+    // A timeout, a crash or a memory limit says so; a runner that ended well without one verdict line is broken.
+    const ran = outcome(task, test, response);
+    return {
+      outcome:
+        ran.status === 'success'
+          ? { ...ran, passed: false, status: 'sandbox_error', detail: 'the test runner gave no verdict' }
+          : { ...ran, passed: false },
+      row,
+    };
+  }
+  return {
+    outcome: {
+      name: test.name,
+      group: group(task, test),
+      passed: verdict.passed,
+      status: verdict.status,
+      detail: truncateToolResponse(verdict.detail, DETAIL_CHARS, 'right').text,
+    },
+    row,
+  };
 }
 
 function outcome(
@@ -107,11 +128,15 @@ function outcome(
   });
   return {
     name: test.name,
-    group: task.passToPass.includes(test.name) ? 'p2p' : 'f2p',
+    group: group(task, test),
     passed: category === 'success',
     status: category,
     detail: truncateToolResponse(text, DETAIL_CHARS, 'right').text,
   };
+}
+
+function group(task: StoredTask, test: TaskTest): 'f2p' | 'p2p' {
+  return task.passToPass.includes(test.name) ? 'p2p' : 'f2p';
 }
 
 /** AutoEval's rule: the solution goes at the marker if the test has one, else the test follows it. */

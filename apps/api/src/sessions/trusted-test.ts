@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import {
+  type RunCodeRequest,
+  type RunCodeResponse,
+  runCodeRequestSchema,
+} from '@fusebox/sandbox-client/protocol';
+import { z } from 'zod';
+import type { StoredTask } from '../tasks/stored-task';
+
+/**
+ * The trusted runner of Python assert tests (see test-runner.py): our code, run as a `/run_code` program, which
+ * runs the model's code in a child process and decides the verdict itself.
+ */
+const RUNNER_SOURCE = readFileSync(new URL('./test-runner.py', import.meta.url), 'utf8');
+/** Where the runner finds its job; it deletes the file before any of the model's code runs. */
+const JOB_FILE = '.fusebox-test.json';
+const VERDICT_PREFIX = 'fusebox-verdict ';
+
+/** What a test runs against: a stateful session's cells (replayed), or a fresh session's program. */
+export type TestSubject = { mode: 'cells'; cells: string[] } | { mode: 'program'; solution: string };
+
+/** One test's verdict as the runner words it; `status` is describeRun's category. */
+export interface TrustedVerdict {
+  passed: boolean;
+  status: string;
+  detail: string;
+}
+
+const verdictSchema = z.object({
+  passed: z.boolean(),
+  status: z.enum(['success', 'wrong_answer', 'runtime_error']),
+  detail: z.string(),
+});
+
+/** A runner job: the `/run_code` request, and the nonce its verdict line must carry. */
+export interface TrustedTestJob {
+  request: RunCodeRequest;
+  nonce: string;
+}
+
+/**
+ * The `/run_code` request that runs one assert test in the trusted runner. The job (the model's code, the test
+ * and the nonce) goes in as a file the runner reads and deletes first; the nonce is fresh for every run.
+ */
+export function trustedTestJob(task: StoredTask, testCode: string, subject: TestSubject): TrustedTestJob {
+  const { runTimeoutS, memoryLimitMB } = task.settings;
+  const nonce = randomBytes(24).toString('hex');
+  const job = {
+    nonce,
+    mode: subject.mode,
+    cells: subject.mode === 'cells' ? subject.cells : [],
+    solution: subject.mode === 'program' ? subject.solution : '',
+    test: testCode,
+  };
+  const runs = subject.mode === 'cells' ? subject.cells.length + 1 : 1;
+  return {
+    nonce,
+    request: runCodeRequestSchema.parse({
+      code: RUNNER_SOURCE,
+      language: 'python',
+      compile_timeout: runTimeoutS,
+      run_timeout: runTimeoutS * runs,
+      memory_limit_MB: memoryLimitMB,
+      files: { ...task.setupFiles, [JOB_FILE]: Buffer.from(JSON.stringify(job)).toString('base64') },
+    }),
+  };
+}
+
+/**
+ * The verdict of a runner's run, from what the host saw: the exit status the sandbox's driver reported for the
+ * runner (0), and exactly one line on its stdout tagged with this run's nonce. Anything else (a timeout, a
+ * crash, no verdict, two verdicts) is undefined: the test did not pass, and describeRun says why.
+ */
+export function trustedVerdict(response: RunCodeResponse, nonce: string): TrustedVerdict | undefined {
+  const run = response.run_result;
+  if (response.status !== 'Success' || run?.status !== 'Finished' || run.return_code !== 0) return undefined;
+  const tag = `${VERDICT_PREFIX}${nonce} `;
+  const lines = (run.stdout ?? '').split('\n').filter((line) => line.startsWith(tag));
+  if (lines.length !== 1) return undefined;
+  try {
+    const parsed = verdictSchema.safeParse(JSON.parse((lines[0] as string).slice(tag.length)));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
