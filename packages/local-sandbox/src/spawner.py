@@ -145,7 +145,20 @@ def reap():
                   'signal': os.WTERMSIG(status) if os.WIFSIGNALED(status) else None})
 
 
+def no_inherited_fds():
+    # posix_spawn and bubblewrap pass on every descriptor not marked close-on-exec, so whatever the API process
+    # inherited from what started it (a supervisor's pipe, a terminal, a socket) would reach sandboxed code,
+    # which could write to it. Sandboxes get only the descriptors a spawn request names.
+    for name in os.listdir('/proc/self/fd'):
+        if int(name) > 2:
+            try:
+                os.set_inheritable(int(name), False)
+            except OSError:
+                pass  # the listing's own descriptor, closed by now
+
+
 def main():
+    no_inherited_fds()
     # Sandboxes die with their parent (bubblewrap's --die-with-parent); this process dies with the executor's.
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() == 1:
