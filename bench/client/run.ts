@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Agent } from 'undici';
-import { createSandboxClient } from '@fusebox/sandbox-client/client';
+import { createSandboxClient } from '@fusebox/sandbox-client';
 import { writeResults } from '../write-results';
 
 const REQUEST = { code: 'print("Hello, world!")', language: 'python' } as const;

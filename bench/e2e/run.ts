@@ -14,11 +14,13 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { runCli, startServer } from '@fusebox/api/testing';
 import { createPostgresTestDatabase } from '@fusebox/db/testing';
-import type { BaseTool } from '@fusebox/tools/base-tool';
-import { CodeInterpreterTool } from '@fusebox/tools/code-interpreter';
-import type { Trajectory } from '@fusebox/tools/episode';
-import { scriptedGenerate } from '@fusebox/tools/generate/scripted';
-import { runBatch } from '@fusebox/tools/run-batch';
+import {
+  type BaseTool,
+  CodeInterpreterTool,
+  runBatch,
+  scriptedGenerate,
+  type Trajectory,
+} from '@fusebox/tools';
 import { startSandboxFusionStandin } from './sandbox-fusion-standin';
 import { SessionCodeTool } from './session-code-tool';
 import { writeResults } from '../write-results';

@@ -1,5 +1,4 @@
-import { BaseTool, type ToolExecution, type ToolKwargs } from '@fusebox/tools/base-tool';
-import { CODE_INTERPRETER_SCHEMA } from '@fusebox/tools/code-interpreter';
+import { BaseTool, CODE_INTERPRETER_SCHEMA, type ToolExecution, type ToolKwargs } from '@fusebox/tools';
 
 interface CellAnswer {
   status: string;

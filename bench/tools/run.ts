@@ -5,14 +5,17 @@
 import { cpus, loadavg, totalmem } from 'node:os';
 import { startServer } from '@fusebox/api/testing';
 import { createPostgresTestDatabase } from '@fusebox/db/testing';
-import { createSandboxClient } from '@fusebox/sandbox-client/client';
-import { BaseTool, type ToolExecution } from '@fusebox/tools/base-tool';
-import { CodeInterpreterTool } from '@fusebox/tools/code-interpreter';
-import type { Trajectory } from '@fusebox/tools/episode';
-import type { Generate } from '@fusebox/tools/generate';
-import { scriptedGenerate } from '@fusebox/tools/generate/scripted';
-import { runBatch } from '@fusebox/tools/run-batch';
-import { runEpisode } from '@fusebox/tools/run-episode';
+import { createSandboxClient } from '@fusebox/sandbox-client';
+import {
+  BaseTool,
+  CodeInterpreterTool,
+  type Generate,
+  runBatch,
+  runEpisode,
+  scriptedGenerate,
+  type ToolExecution,
+  type Trajectory,
+} from '@fusebox/tools';
 import { writeResults } from '../write-results';
 
 const COMMAND = 'node --import tsx bench/tools/run.ts';

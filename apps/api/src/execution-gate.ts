@@ -1,7 +1,5 @@
 import type { CodeExecution } from '@fusebox/local-sandbox/executor';
-import { isLimiterError } from '@fusebox/rate-limiter/errors';
-import type { Limiter, Permit } from '@fusebox/rate-limiter/limiter';
-import { createLocalLimiter } from '@fusebox/rate-limiter/local';
+import { createLocalLimiter, isLimiterError, type Limiter, type Permit } from '@fusebox/rate-limiter';
 import { createPgLimiter } from '@fusebox/rate-limiter/pg';
 import type { Env } from './env';
 import { WORKER_ID } from './worker-id';

@@ -1,6 +1,5 @@
 import type { CodeExecution, Executor, JupyterExecution } from '@fusebox/local-sandbox/executor';
-import { type SandboxClient, createSandboxClient } from '@fusebox/sandbox-client/client';
-import { isSandboxClientError } from '@fusebox/sandbox-client/errors';
+import { createSandboxClient, isSandboxClientError, type SandboxClient } from '@fusebox/sandbox-client';
 import { runCodeRequestSchema, runJupyterRequestSchema } from '@fusebox/sandbox-client/protocol';
 
 /** What `/run_code` and `/run_jupyter` execute on: the local executor, or an upstream SandboxFusion. */

@@ -1,4 +1,4 @@
-import { createSandboxClient } from '@fusebox/sandbox-client/client';
+import { createSandboxClient } from '@fusebox/sandbox-client';
 import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -1,8 +1,8 @@
 import { DATABASE_ERROR_CODES, isDatabaseError } from '@fusebox/db/errors';
 import { LOCAL_SANDBOX_ERROR_CODES, isLocalSandboxError } from '@fusebox/local-sandbox/errors';
-import { LIMITER_ERROR_CODES, isLimiterError } from '@fusebox/rate-limiter/errors';
-import { SANDBOX_CLIENT_ERROR_CODES, isSandboxClientError } from '@fusebox/sandbox-client/errors';
-import { TOOLS_ERROR_CODES, isToolsError } from '@fusebox/tools/errors';
+import { isLimiterError, LIMITER_ERROR_CODES } from '@fusebox/rate-limiter';
+import { isSandboxClientError, SANDBOX_CLIENT_ERROR_CODES } from '@fusebox/sandbox-client';
+import { isToolsError, TOOLS_ERROR_CODES } from '@fusebox/tools';
 import { describe, expect, it } from 'vitest';
 import { SESSION_API_ERROR_CODES, isSessionApiError } from '../src/sessions/errors';
 

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type pg from 'pg';
 import { connectPostgres } from '@fusebox/db/sql-client';
 import { type PostgresTestDatabase, createPostgresTestDatabase } from '@fusebox/db/testing';
-import { listLimiters } from '@fusebox/rate-limiter/list-limiters';
-import { maxOverlap } from '@fusebox/rate-limiter/testing/max-overlap';
+import { listLimiters } from '@fusebox/rate-limiter/pg';
+import { maxOverlap } from '@fusebox/testing/max-overlap';
 import { type RunningServer, startServer } from './serve-process';
 
 interface RunCodeAnswer {

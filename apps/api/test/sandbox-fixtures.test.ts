@@ -1,4 +1,4 @@
-import { readContractFixtures } from '@fusebox/sandbox-client/testing/contract-fixtures';
+import { readContractFixtures } from '@fusebox/testing/contract-fixtures';
 import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from './serve-process';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PostgresTestDatabase, createPostgresTestDatabase } from '@fusebox/db/testing';
 import { type LimiterProcess, startLimiterProcess } from './limiter-process';
-import { maxOverlap } from './max-overlap';
+import { maxOverlap } from '@fusebox/testing/max-overlap';
 
 describe('the cap across processes', () => {
   let database: PostgresTestDatabase;

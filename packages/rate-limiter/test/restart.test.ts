@@ -3,7 +3,7 @@ import { LimiterUnavailableError } from '../src/errors/limiter-unavailable-error
 import { PermitLostError } from '../src/errors/permit-lost-error';
 import type { Limiter } from '../src/limiter';
 import { createPgLimiter } from '../src/pg-limiter';
-import { type ThrowawayPostgres, startThrowawayPostgres } from './throwaway-postgres';
+import { type ThrowawayPostgres, startThrowawayPostgres } from '@fusebox/testing/throwaway-postgres';
 
 describe('a Postgres restart', () => {
   let postgres: ThrowawayPostgres;

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { limiterKinds } from './limiter-kinds';
 import { type LimiterProcess, startLimiterProcess } from './limiter-process';
-import { maxOverlap } from './max-overlap';
+import { maxOverlap } from '@fusebox/testing/max-overlap';
 
 // verl's own limiter tests (tests/workers/rollout/test_sandbox_fusion_tools.py), reproduced with 1 s tasks.
 const { kinds, database } = limiterKinds();

@@ -1,13 +1,72 @@
-// The SandboxFusion wire protocol, shared by this client and by Fusebox's servers: one import for every schema.
-export * from './protocol/languages';
-export * from './protocol/command-run-result';
-export * from './protocol/run-status';
-export * from './protocol/files';
-export * from './protocol/run-code';
-export * from './protocol/run-jupyter';
-export * from './protocol/ping';
-export * from './protocol/test-config';
-export * from './protocol/prompt';
-export * from './protocol/eval-result';
-export * from './protocol/datasets';
-export * from './protocol/validation-detail';
+// `@fusebox/sandbox-client/protocol`: the SandboxFusion wire protocol as zod schemas and their types, shared by
+// this client and by Fusebox's servers. Every export is named here, so the public surface is this list.
+export { LANGUAGES, languageSchema, type Language } from './protocol/languages';
+export {
+  commandRunResultSchema,
+  commandRunStatusSchema,
+  type CommandRunResult,
+  type CommandRunStatus,
+} from './protocol/command-run-result';
+export { runStatusSchema, type RunStatus } from './protocol/run-status';
+export { fetchedFilesSchema } from './protocol/files';
+export {
+  runCodeRequestSchema,
+  runCodeResponseSchema,
+  type RunCodeRequest,
+  type RunCodeRequestInput,
+  type RunCodeResponse,
+} from './protocol/run-code';
+export {
+  jupyterCellErrorSchema,
+  jupyterCellSchema,
+  runJupyterRequestSchema,
+  runJupyterResponseSchema,
+  type JupyterCell,
+  type JupyterCellError,
+  type RunJupyterRequest,
+  type RunJupyterRequestInput,
+  type RunJupyterResponse,
+} from './protocol/run-jupyter';
+export { pingResponseSchema } from './protocol/ping';
+export {
+  problemIdSchema,
+  testConfigSchema,
+  type ProblemId,
+  type TestConfig,
+  type TestConfigInput,
+} from './protocol/test-config';
+export { promptMessageSchema, promptSchema, type Prompt } from './protocol/prompt';
+export {
+  evalResultSchema,
+  evalTestCaseSchema,
+  type EvalResult,
+  type EvalResultInput,
+} from './protocol/eval-result';
+export {
+  getMetricsFunctionRequestSchema,
+  getMetricsFunctionResponseSchema,
+  getMetricsRequestSchema,
+  getMetricsResponseSchema,
+  getPromptByIdRequestSchema,
+  getPromptsRequestSchema,
+  getPromptsResponseSchema,
+  listDatasetsResponseSchema,
+  listIdsResponseSchema,
+  submitRequestSchema,
+  type GetMetricsFunctionRequest,
+  type GetMetricsFunctionRequestInput,
+  type GetMetricsFunctionResponse,
+  type GetMetricsRequest,
+  type GetMetricsRequestInput,
+  type GetPromptByIdRequest,
+  type GetPromptByIdRequestInput,
+  type GetPromptsRequest,
+  type GetPromptsRequestInput,
+  type SubmitRequest,
+  type SubmitRequestInput,
+} from './protocol/datasets';
+export {
+  validationDetail,
+  type ValidationDetail,
+  type ValidationDetailEntry,
+} from './protocol/validation-detail';

@@ -1,5 +1,5 @@
 import { onTestFinished } from 'vitest';
-import { createSandboxClient, type SandboxClientOptions } from '@fusebox/sandbox-client/client';
+import { createSandboxClient, type SandboxClientOptions } from '@fusebox/sandbox-client';
 import { startTestServer, type Handler } from './test-server';
 
 /** A client wired to a fresh loopback server that plays `handler`; both are closed when the test ends. */

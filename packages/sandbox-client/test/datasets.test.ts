@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandboxClient, type SandboxClient } from '@fusebox/sandbox-client/client';
-import { readContractFixtures } from './contract-fixtures';
+import { createSandboxClient, type SandboxClient } from '@fusebox/sandbox-client';
+import { readContractFixtures } from '@fusebox/testing/contract-fixtures';
 import { sendJson, startTestServer, type TestServer } from './test-server';
 
 const passingRun: unknown = JSON.parse(

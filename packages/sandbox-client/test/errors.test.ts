@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  isSandboxClientError,
   SANDBOX_CLIENT_ERROR_CODES,
   SandboxAbortedError,
   SandboxClientError,
@@ -7,8 +8,7 @@ import {
   SandboxInvalidResponseError,
   SandboxTimeoutError,
   SandboxUnavailableError,
-  isSandboxClientError,
-} from '@fusebox/sandbox-client/errors';
+} from '@fusebox/sandbox-client';
 
 describe('errors', () => {
   const cause = new Error('socket hang up');

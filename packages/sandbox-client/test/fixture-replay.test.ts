@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandboxClient, type SandboxClient } from '@fusebox/sandbox-client/client';
-import { isSandboxClientError, SandboxHttpError } from '@fusebox/sandbox-client/errors';
+import {
+  createSandboxClient,
+  isSandboxClientError,
+  type SandboxClient,
+  SandboxHttpError,
+} from '@fusebox/sandbox-client';
 import type { RunCodeRequestInput, RunJupyterRequestInput } from '@fusebox/sandbox-client/protocol';
-import { readContractFixtures, type ContractFixture } from './contract-fixtures';
+import { readContractFixtures, type ContractFixture } from '@fusebox/testing/contract-fixtures';
 import { sendText, startTestServer, type TestServer } from './test-server';
 
 const fixtures = readContractFixtures();

@@ -4,11 +4,15 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandboxClient, type SandboxClient } from '@fusebox/sandbox-client/client';
-import { SandboxHttpError, isSandboxClientError } from '@fusebox/sandbox-client/errors';
+import {
+  createSandboxClient,
+  isSandboxClientError,
+  type SandboxClient,
+  SandboxHttpError,
+  summarize,
+} from '@fusebox/sandbox-client';
 import type { Language } from '@fusebox/sandbox-client/protocol';
-import { summarize } from '@fusebox/sandbox-client/summarize';
-import { readContractFixtures } from './contract-fixtures';
+import { readContractFixtures } from '@fusebox/testing/contract-fixtures';
 
 // A real `fusebox serve` with its local executor: the client must work against Fusebox's own /run_code.
 let db: TestDatabase;

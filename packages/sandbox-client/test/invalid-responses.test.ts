@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SandboxInvalidResponseError } from '@fusebox/sandbox-client/errors';
+import { SandboxInvalidResponseError } from '@fusebox/sandbox-client';
 import { clientAgainst } from './client-against';
 import { runCodeAnswer, sendText } from './test-server';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSandboxClient, type SandboxClientOptions } from '@fusebox/sandbox-client/client';
+import { createSandboxClient, type SandboxClientOptions } from '@fusebox/sandbox-client';
 import { sendJson, sendText, startTestServer } from './test-server';
 
 const cleanups: (() => Promise<void> | void)[] = [];

@@ -8,7 +8,7 @@ import {
   runJupyterResponseSchema,
   validationDetail,
 } from '@fusebox/sandbox-client/protocol';
-import { readContractFixtures } from './contract-fixtures';
+import { readContractFixtures } from '@fusebox/testing/contract-fixtures';
 
 const ROUTES: Record<string, { request?: z.ZodType; response: z.ZodType }> = {
   '/run_code': { request: runCodeRequestSchema, response: runCodeResponseSchema },

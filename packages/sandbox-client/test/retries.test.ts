@@ -2,8 +2,12 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { Agent } from 'undici';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createSandboxClient, type SandboxClientOptions } from '@fusebox/sandbox-client/client';
-import { SandboxHttpError, SandboxUnavailableError } from '@fusebox/sandbox-client/errors';
+import {
+  createSandboxClient,
+  type SandboxClientOptions,
+  SandboxHttpError,
+  SandboxUnavailableError,
+} from '@fusebox/sandbox-client';
 import { clientAgainst } from './client-against';
 import { runCodeAnswer, sendJson, type Handler } from './test-server';
 

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  createSandboxClient,
   type ConcurrentProgress,
+  createSandboxClient,
+  isSandboxClientError,
   type SandboxClient,
-} from '@fusebox/sandbox-client/client';
-import { SandboxHttpError, isSandboxClientError } from '@fusebox/sandbox-client/errors';
+  SandboxHttpError,
+} from '@fusebox/sandbox-client';
 import type { RunCodeResponse } from '@fusebox/sandbox-client/protocol';
 import { runCodeAnswer, sendJson, startTestServer, type TestServer } from './test-server';
 

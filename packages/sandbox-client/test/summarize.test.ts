@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { SandboxUnavailableError } from '@fusebox/sandbox-client/errors';
-import { runCodeResponseSchema, type RunCodeResponse } from '@fusebox/sandbox-client/protocol';
-import { summarize } from '@fusebox/sandbox-client/summarize';
-import { readContractFixtures } from './contract-fixtures';
+import { SandboxUnavailableError, summarize } from '@fusebox/sandbox-client';
+import { type RunCodeResponse, runCodeResponseSchema } from '@fusebox/sandbox-client/protocol';
+import { readContractFixtures } from '@fusebox/testing/contract-fixtures';
 
 const recorded = (name: string): RunCodeResponse =>
   runCodeResponseSchema.parse(JSON.parse(readContractFixtures().find((f) => f.name === name)!.responseText));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SandboxAbortedError, SandboxTimeoutError } from '@fusebox/sandbox-client/errors';
+import { SandboxAbortedError, SandboxTimeoutError } from '@fusebox/sandbox-client';
 import { clientAgainst } from './client-against';
 import { runCodeAnswer, sendJson, type Handler } from './test-server';
 

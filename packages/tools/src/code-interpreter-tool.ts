@@ -1,13 +1,11 @@
-import { type SandboxClient, createSandboxClient } from '@fusebox/sandbox-client/client';
+import { type Limiter, createLocalLimiter } from '@fusebox/rate-limiter';
 import {
-  LANGUAGES,
   type RunCodeRequestInput,
   type RunCodeResponse,
-  languageSchema,
-} from '@fusebox/sandbox-client/protocol';
-import type { Limiter } from '@fusebox/rate-limiter/limiter';
-import { createLocalLimiter } from '@fusebox/rate-limiter/local';
-import { createPgLimiter } from '@fusebox/rate-limiter/pg';
+  type SandboxClient,
+  createSandboxClient,
+} from '@fusebox/sandbox-client';
+import { LANGUAGES, languageSchema } from '@fusebox/sandbox-client/protocol';
 import { BaseTool, type ToolExecution, type ToolKwargs } from './base-tool';
 import { parseOptions } from './parse-options';
 import { type CodeInterpreterConfig, codeInterpreterConfigSchema } from './code-interpreter-config';
@@ -207,6 +205,8 @@ export class CodeInterpreterTool extends BaseTool<CodeState> {
     const { database_url: connectionString, rate_limit_key: key, rate_limit: limit } = this.settings;
     if (connectionString) {
       this.#ownsGlobal = true;
+      // Loaded only here, so `pg` (an optional peer dependency) is needed only by configs with a database_url.
+      const { createPgLimiter } = await import('@fusebox/rate-limiter/pg');
       return createPgLimiter({ connectionString, key, limit });
     }
     const shared = processLimiters.get(key) ?? createLocalLimiter({ limit, key });

@@ -1,5 +1,9 @@
-import type { CommandRunResult, RunCodeResponse } from '@fusebox/sandbox-client/protocol';
-import { type RunCategory, summarize } from '@fusebox/sandbox-client/summarize';
+import {
+  type CommandRunResult,
+  type RunCategory,
+  type RunCodeResponse,
+  summarize,
+} from '@fusebox/sandbox-client';
 
 /**
  * How the code interpreter words a run for the model. `fusebox` says what happened; `verl` reproduces verl's

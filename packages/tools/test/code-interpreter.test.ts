@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { startServer, type RunningServer } from '@fusebox/api/testing';
 import { createPostgresTestDatabase, type PostgresTestDatabase } from '@fusebox/db/testing';
-import { createLocalLimiter } from '@fusebox/rate-limiter/local';
+import { createLocalLimiter } from '@fusebox/rate-limiter';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CodeInterpreterTool } from '../src/code-interpreter-tool';
 import { verlDumpLine } from '../src/dump/write-verl-dump';

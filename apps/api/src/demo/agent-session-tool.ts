@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { BaseTool, type ToolExecution, type ToolKwargs } from '@fusebox/tools/base-tool';
-import type { ToolSchemaInput } from '@fusebox/tools/tool-schema';
+import { BaseTool, type ToolExecution, type ToolKwargs, type ToolSchemaInput } from '@fusebox/tools';
 import {
   computeRewardResponseSchema,
   processActionResponseSchema,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EpisodeRequest } from '@fusebox/tools/episode';
+import type { EpisodeRequest } from '@fusebox/tools';
 import type { DemoCase } from './demo-cases';
 import type { CodingTask } from './demo-data';
 import { toolCallText } from './tool-call-text';

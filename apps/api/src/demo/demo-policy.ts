@@ -1,6 +1,4 @@
-import type { Generate } from '@fusebox/tools/generate';
-import { createOpenAIGenerate } from '@fusebox/tools/generate/openai';
-import { scriptedGenerate } from '@fusebox/tools/generate/scripted';
+import { createOpenAIGenerate, type Generate, scriptedGenerate } from '@fusebox/tools';
 import type { ModelPolicy } from './demo-options';
 
 /**

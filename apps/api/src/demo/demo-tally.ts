@@ -1,4 +1,4 @@
-import type { ToolCallRecord, Trajectory } from '@fusebox/tools/episode';
+import type { ToolCallRecord, Trajectory } from '@fusebox/tools';
 
 /** The demo's two kinds of episode: GSM8K with the code interpreter, and coding tasks through sessions. */
 export const TASK_FAMILIES = ['gsm8k', 'coding'] as const;

@@ -1,7 +1,5 @@
-import { createSandboxClient } from '@fusebox/sandbox-client/client';
-import type { BaseTool } from '@fusebox/tools/base-tool';
-import { CodeInterpreterTool } from '@fusebox/tools/code-interpreter';
-import { Gsm8kTool } from '@fusebox/tools/gsm8k';
+import { createSandboxClient } from '@fusebox/sandbox-client';
+import { type BaseTool, CodeInterpreterTool, Gsm8kTool } from '@fusebox/tools';
 import { AgentSessionTool } from './agent-session-tool';
 import type { FuseboxApi } from './fusebox-api';
 import type { TaskFamily } from './demo-tally';

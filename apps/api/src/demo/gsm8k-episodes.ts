@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EpisodeRequest, Trajectory } from '@fusebox/tools/episode';
-import { computeGsm8kScore } from '@fusebox/tools/gsm8k-score';
+import { computeGsm8kScore, type EpisodeRequest, type Trajectory } from '@fusebox/tools';
 import type { DemoCase } from './demo-cases';
 import type { Gsm8kProblem } from './demo-data';
 import { toolCallText } from './tool-call-text';

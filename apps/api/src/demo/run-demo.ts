@@ -1,7 +1,5 @@
 import { readdir } from 'node:fs/promises';
-import type { Trajectory } from '@fusebox/tools/episode';
-import { runBatch } from '@fusebox/tools/run-batch';
-import { writeVerlDump } from '@fusebox/tools/verl-dump';
+import { runBatch, type Trajectory, writeVerlDump } from '@fusebox/tools';
 import type { Importer } from '../local-import/importer';
 import { openImporter } from '../local-import/open-importer';
 import type { RunRef } from '../rollouts/rollout-run';

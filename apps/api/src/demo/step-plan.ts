@@ -1,4 +1,4 @@
-import type { EpisodeRequest } from '@fusebox/tools/episode';
+import type { EpisodeRequest } from '@fusebox/tools';
 import { codingRequest, codingScript } from './coding-episodes';
 import { type DemoCase, caseFor } from './demo-cases';
 import type { CodingTask, Gsm8kProblem } from './demo-data';

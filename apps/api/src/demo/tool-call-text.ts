@@ -1,4 +1,4 @@
-import { type JsonValue, pythonJsonDumps } from '@fusebox/tools/python-json';
+import { type JsonValue, pythonJsonDumps } from '@fusebox/tools';
 
 /**
  * A tool call as a hermes-format model writes it, `<tool_call>{"name": …, "arguments": {…}}</tool_call>`, with

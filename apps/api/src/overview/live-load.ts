@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { listLimiters } from '@fusebox/rate-limiter/list-limiters';
+import { listLimiters } from '@fusebox/rate-limiter/pg';
 import type { Services } from '../services';
 
 /** One limiter key's (or the local executor's) load at one moment. */

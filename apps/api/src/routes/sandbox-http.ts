@@ -9,11 +9,7 @@ import {
   SessionNotFoundError,
   UnsafePathError,
 } from '@fusebox/local-sandbox/errors';
-import {
-  LimiterClosedError,
-  LimiterTimeoutError,
-  LimiterUnavailableError,
-} from '@fusebox/rate-limiter/errors';
+import { LimiterClosedError, LimiterTimeoutError, LimiterUnavailableError } from '@fusebox/rate-limiter';
 import type { z } from 'zod';
 import { UpstreamSandboxError } from '../upstream-sandbox';
 

@@ -2,11 +2,7 @@ import type { PrismaClient } from '@fusebox/db/client';
 import type { Executor } from '@fusebox/local-sandbox/executor';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ExecutorClosedError, QueueFullError, isLocalSandboxError } from '@fusebox/local-sandbox/errors';
-import {
-  LimiterClosedError,
-  LimiterTimeoutError,
-  LimiterUnavailableError,
-} from '@fusebox/rate-limiter/errors';
+import { LimiterClosedError, LimiterTimeoutError, LimiterUnavailableError } from '@fusebox/rate-limiter';
 import type { z } from 'zod';
 import type { Env } from '../env';
 import type { ExecutionGate } from '../execution-gate';

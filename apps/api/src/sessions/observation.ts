@@ -1,6 +1,5 @@
 import type { RunCodeResponse } from '@fusebox/sandbox-client/protocol';
-import { type RunDescription, describeRun } from '@fusebox/tools/describe-run';
-import { truncateToolResponse } from '@fusebox/tools/truncate';
+import { describeRun, type RunDescription, truncateToolResponse } from '@fusebox/tools';
 import { endsState } from './session-cells';
 
 /** What an action's run gives the model, and what is stored with the action. */

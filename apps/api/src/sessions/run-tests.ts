@@ -1,7 +1,6 @@
-import { type RunCodeResponse, runCodeRequestSchema } from '@fusebox/sandbox-client/protocol';
-import { summarize } from '@fusebox/sandbox-client/summarize';
-import { describeRun } from '@fusebox/tools/describe-run';
-import { truncateToolResponse } from '@fusebox/tools/truncate';
+import { runCodeRequestSchema, type RunCodeResponse } from '@fusebox/sandbox-client/protocol';
+import { summarize } from '@fusebox/sandbox-client';
+import { describeRun, truncateToolResponse } from '@fusebox/tools';
 import type { ExecutionRow } from '../execution-recorder';
 import type { TestCounts } from '../tasks/reward-rule';
 import type { StoredTask } from '../tasks/stored-task';

@@ -1,4 +1,4 @@
-// The errors of @fusebox/sandbox-client, one class per file, importable together as `@fusebox/sandbox-client/errors`.
+// The errors of @fusebox/sandbox-client, one class per file; the root entry re-exports each by name.
 export {
   SANDBOX_CLIENT_ERROR_CODES,
   SandboxClientError,

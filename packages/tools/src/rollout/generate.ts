@@ -30,9 +30,8 @@ export interface Completion {
 }
 
 /**
- * A policy: the scripted one (`@fusebox/tools/generate/scripted`), the OpenAI-compatible client
- * (`@fusebox/tools/generate/openai`), or any function of this shape. It must reject with `signal.reason` when
- * aborted.
+ * A policy: the scripted one (`scriptedGenerate`), the OpenAI-compatible client (`createOpenAIGenerate`), or any
+ * function of this shape. It must reject with `signal.reason` when aborted.
  *
  * @example
  * const echo: Generate = async ({ messages }) => ({ content: messages.at(-1)?.content ?? '', finishReason: 'stop' });
