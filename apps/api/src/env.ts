@@ -26,6 +26,21 @@ const positiveInt = (fallback: number) =>
     .positive('expected a positive integer')
     .default(fallback);
 
+/**
+ * Node fires a timer of more than 2^31-1 ms at once, so no duration a timer waits for may be longer than this
+ * many seconds.
+ */
+export const MAX_TIMER_S = Math.floor((2 ** 31 - 1) / 1000);
+
+/** Whole seconds a timer can wait for: 1 to {@link MAX_TIMER_S}. */
+const timerSeconds = (fallback: number) =>
+  z.coerce
+    .number({ error: 'expected a positive integer' })
+    .int('expected a positive integer')
+    .positive('expected a positive integer')
+    .max(MAX_TIMER_S, `expected at most ${MAX_TIMER_S} seconds (about 24 days)`)
+    .default(fallback);
+
 const databaseUrl = z.string().superRefine((value, context) => {
   try {
     parseDatabaseUrl(value);
@@ -55,6 +70,7 @@ export const envSchema = z.object({
   FUSEBOX_LIMITER_TIMEOUT_S: z.coerce
     .number({ error: 'expected a positive number of seconds' })
     .positive('expected a positive number of seconds')
+    .max(MAX_TIMER_S, `expected at most ${MAX_TIMER_S} seconds (about 24 days)`)
     .default(60),
   FUSEBOX_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   FUSEBOX_LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
@@ -70,12 +86,22 @@ export const envSchema = z.object({
   /** When Fusebox runs as root: the first of the unprivileged host uids sandboxes run as, one per sandbox. */
   FUSEBOX_SANDBOX_UID_BASE: positiveInt(DEFAULT_SANDBOX_UID_BASE),
   FUSEBOX_MAX_BODY_BYTES: positiveInt(16 * 1024 * 1024),
+  /** JSON bodies (and tRPC inputs) nested deeper than this are refused before they are parsed. */
+  FUSEBOX_MAX_JSON_DEPTH: positiveInt(64),
+  /** Entries of a request's `files`, and of its `fetch_files`, each (/run_code, /run_jupyter, sessions). */
+  FUSEBOX_MAX_FILES: positiveInt(1000),
+  /** Cells of one /run_jupyter request. */
+  FUSEBOX_MAX_JUPYTER_CELLS: positiveInt(1000),
+  /** The largest timeout a request may ask for: compile, run, cell and total timeouts, in seconds. */
+  FUSEBOX_MAX_TIMEOUT_S: timerSeconds(3600),
+  /** The largest `idle_timeout` an interpreter session may ask for, in seconds. */
+  FUSEBOX_MAX_SESSION_IDLE_TIMEOUT_S: timerSeconds(86_400),
   FUSEBOX_SESSION_MAX: positiveInt(64),
-  FUSEBOX_SESSION_IDLE_TIMEOUT_S: positiveInt(300),
+  FUSEBOX_SESSION_IDLE_TIMEOUT_S: timerSeconds(300),
   /** Active agent sessions (/start_instance) per API process; one more answers 503 with Retry-After. */
   FUSEBOX_AGENT_SESSION_MAX: positiveInt(4096),
   /** An agent session with no action for this long expires (its rewards can still be computed). */
-  FUSEBOX_AGENT_SESSION_IDLE_TIMEOUT_S: positiveInt(1800),
+  FUSEBOX_AGENT_SESSION_IDLE_TIMEOUT_S: timerSeconds(1800),
   /** /process_action observations longer than this are cut in the middle (a task may set its own limit). */
   FUSEBOX_AGENT_OBSERVATION_MAX_CHARS: positiveInt(8192),
 });

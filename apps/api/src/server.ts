@@ -1,4 +1,10 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  LogController,
+} from 'fastify';
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import { requireBearerToken } from './auth';
 import { localExecutionGate } from './execution-gate';
@@ -7,8 +13,10 @@ import { registerOpenApiRoute } from './openapi';
 import { registerHealthRoutes } from './routes/health';
 import { registerLocalRoutes } from './routes/local';
 import { registerSandboxRoutes } from './routes/sandbox';
+import { sandboxLimits } from './routes/sandbox-limits';
 import { registerAgentSessionRoutes } from './routes/sessions';
 import type { Services } from './services';
+import { guardTrpcRequests } from './trpc/request-guards';
 import { type AppRouter, appRouter } from './trpc/router';
 
 export interface ServerOptions {
@@ -31,6 +39,21 @@ export async function buildServer(services: Services, options: ServerOptions = {
     keepAliveTimeout: 75_000,
   });
 
+  // Routes outside the scopes that answer their own errors: a failure's message (a database error, a path) is
+  // logged, never answered; refusals (4xx) keep theirs.
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const status =
+      error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500
+        ? error.statusCode
+        : 500;
+    if (status === 500) request.log.error({ err: error, url: request.url }, 'request failed');
+    return reply.code(status).send({
+      statusCode: status,
+      error: STATUS_CODES[status],
+      message: status === 500 ? 'Internal Server Error' : error.message,
+    });
+  });
+
   if (services.env.FUSEBOX_API_TOKEN) requireBearerToken(app, services.env.FUSEBOX_API_TOKEN);
 
   registerHealthRoutes(app, services);
@@ -43,21 +66,24 @@ export async function buildServer(services: Services, options: ServerOptions = {
       runner: services.upstream ?? services.executor,
       prisma: services.prisma,
       gate,
-      maxBodyBytes: services.env.FUSEBOX_MAX_BODY_BYTES,
+      limits: sandboxLimits(services.env),
     });
     await registerAgentSessionRoutes(app, { ...services, executor: services.executor, gate });
   }
 
-  await app.register(fastifyTRPCPlugin, {
-    prefix: '/trpc',
-    trpcOptions: {
-      router: appRouter,
-      createContext: () => services,
-      onError: ({ path, error }) => {
-        if (error.code === 'INTERNAL_SERVER_ERROR')
-          app.log.error({ path, err: error }, 'tRPC procedure failed');
-      },
-    } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
+  await app.register(async (scope) => {
+    guardTrpcRequests(scope, { maxJsonDepth: services.env.FUSEBOX_MAX_JSON_DEPTH });
+    await scope.register(fastifyTRPCPlugin, {
+      prefix: '/trpc',
+      trpcOptions: {
+        router: appRouter,
+        createContext: () => services,
+        onError: ({ path, error }) => {
+          if (error.code === 'INTERNAL_SERVER_ERROR')
+            app.log.error({ path, err: error }, 'tRPC procedure failed');
+        },
+      } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
+    });
   });
 
   return app;

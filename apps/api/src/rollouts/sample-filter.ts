@@ -1,5 +1,6 @@
 import { Prisma } from '@fusebox/db/prisma';
 import { z } from 'zod';
+import { pgInt } from '../input/bounded-numbers';
 
 /** A condition on one extra field of the dump (acc, pred, …): a numeric range, or an exact value. */
 export const fieldFilterSchema = z
@@ -19,7 +20,7 @@ export const SAMPLE_SORTS = ['line', 'score_desc', 'score_asc'] as const;
 /** Which samples of a step to show, in which order: the sample list's filters, also used to step through them. */
 export const sampleFilterSchema = z.object({
   runId: z.uuid(),
-  step: z.int(),
+  step: pgInt(),
   scoreMin: z.number().optional(),
   scoreMax: z.number().optional(),
   fields: z.array(fieldFilterSchema).max(20).default([]),

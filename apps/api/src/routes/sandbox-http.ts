@@ -1,5 +1,5 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { validationDetail } from '@fusebox/sandbox-client/protocol';
+import { type FastifyInstance, type FastifyReply, errorCodes } from 'fastify';
+import { validationDetail, type ValidationDetailEntry } from '@fusebox/sandbox-client/protocol';
 import {
   ExecutorClosedError,
   QueueFullError,
@@ -11,6 +11,14 @@ import {
 } from '@fusebox/local-sandbox/errors';
 import { LimiterClosedError, LimiterTimeoutError, LimiterUnavailableError } from '@fusebox/rate-limiter';
 import type { z } from 'zod';
+import {
+  type FieldLimit,
+  type FieldLimitProblem,
+  countedLimitProblems,
+  fieldLimitProblems,
+} from '../input/field-limits';
+import { isJsonContentType } from '../input/json-content-type';
+import { type FieldEntries, describeTooDeep, scanJson } from '../input/json-depth';
 import { UpstreamSandboxError } from '../upstream-sandbox';
 
 /** A body that is not JSON: kept as the parse error so the route can answer 422 the way FastAPI does. */
@@ -21,38 +29,62 @@ class InvalidJson {
   ) {}
 }
 
+/** A JSON body as it came, with what a scan of it found; parsed once the route's limits allow it. */
+class JsonText {
+  constructor(
+    readonly text: string,
+    readonly entries: ReadonlyMap<string, FieldEntries>,
+  ) {}
+}
+
 /** How long a client should wait before trying to open a session again when all are taken. */
 const SESSION_LIMIT_RETRY_AFTER_S = 5;
 /** How long a client should wait before retrying an execution that found the global limit saturated. */
 const LIMITER_TIMEOUT_RETRY_AFTER_S = 5;
 
 /**
- * Parses every body of the sandbox routes as JSON whatever its content type (as FastAPI does for a model body),
- * up to `bodyLimit` bytes (beyond: 413). Invalid JSON reaches the route as an {@link InvalidJson}.
+ * Parses the sandbox routes' bodies as JSON, up to `bodyLimit` bytes (beyond: 413). A body that is not sent as
+ * `application/json` is refused with 415 by the scope's error handler (an empty one is no body, whatever its
+ * type). JSON nested deeper than `maxDepth` reaches the route as an {@link InvalidJson}, unparsed; any other body
+ * as a {@link JsonText}, which {@link parseBody} parses once the route's limits allow it.
  */
-export function acceptJsonBodies(scope: FastifyInstance, bodyLimit: number): void {
+export function acceptJsonBodies(
+  scope: FastifyInstance,
+  limits: { bodyLimit: number; maxDepth: number },
+): void {
   scope.removeAllContentTypeParsers();
-  scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, body: Buffer, done) => {
-    if (body.length === 0) return done(null, undefined);
-    const text = body.toString('utf8');
-    try {
-      done(null, JSON.parse(text));
-    } catch (error) {
-      const message = (error as Error).message;
-      done(null, new InvalidJson(message, Number(/position (\d+)/.exec(message)?.[1] ?? 0)));
-    }
-  });
+  scope.addContentTypeParser(
+    '*',
+    { parseAs: 'buffer', bodyLimit: limits.bodyLimit },
+    (request, body: Buffer, done) => {
+      if (body.length === 0) return done(null, undefined);
+      if (!isJsonContentType(request.headers['content-type']))
+        return done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(), undefined);
+      const text = body.toString('utf8');
+      const { tooDeep, entries } = scanJson(text, limits.maxDepth);
+      if (tooDeep) return done(null, new InvalidJson(describeTooDeep(tooDeep), tooDeep.position));
+      done(null, new JsonText(text, entries));
+    },
+  );
 }
 
 /**
- * Validates a body against a protocol schema. On failure it answers 422 with FastAPI/pydantic v2's `detail`
- * (naming each bad field) and returns undefined.
+ * Validates a body against a protocol schema, after the server's own `limits` (counted before the schema runs,
+ * so a huge body is refused cheaply). On failure it answers 422 with FastAPI/pydantic v2's `detail` (naming each
+ * bad field) and returns undefined.
  */
 export function parseBody<S extends z.ZodType>(
   reply: FastifyReply,
   schema: S,
-  body: unknown,
+  received: unknown,
+  limits: readonly FieldLimit[] = [],
 ): z.output<S> | undefined {
+  const counted = received instanceof JsonText ? countedLimitProblems(received.entries, limits) : [];
+  if (counted.length > 0) {
+    sendJson(reply, 422, { detail: counted.map(limitDetail) });
+    return undefined;
+  }
+  const body = received instanceof JsonText ? parseJson(received.text) : received;
   if (body instanceof InvalidJson) {
     sendJson(reply, 422, {
       detail: [
@@ -67,10 +99,49 @@ export function parseBody<S extends z.ZodType>(
     });
     return undefined;
   }
+  const problems = fieldLimitProblems(body, limits);
+  if (problems.length > 0) {
+    sendJson(reply, 422, { detail: problems.map(limitDetail) });
+    return undefined;
+  }
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
   sendJson(reply, 422, validationDetail(parsed.error, body));
   return undefined;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const message = (error as Error).message;
+    return new InvalidJson(message, Number(/position (\d+)/.exec(message)?.[1] ?? 0));
+  }
+}
+
+/**
+ * A limit of the server as pydantic would word it (`too_long`, `less_than_equal`), naming the setting that sets
+ * it. A long list is not echoed back: its `input` says what it was.
+ */
+function limitDetail(problem: FieldLimitProblem): ValidationDetailEntry {
+  const loc = ['body', problem.field];
+  if (problem.kind === 'number') {
+    return {
+      type: 'less_than_equal',
+      loc,
+      msg: `Input should be less than or equal to ${problem.max} (the server's ${problem.setting})`,
+      input: problem.received,
+      ctx: { le: problem.max },
+    };
+  }
+  const fieldType = problem.kind === 'list' ? 'List' : 'Dictionary';
+  return {
+    type: 'too_long',
+    loc,
+    msg: `${fieldType} should have at most ${problem.max} items after validation, not ${problem.received} (the server's ${problem.setting})`,
+    input: `${problem.kind} of ${problem.received} items`,
+    ctx: { field_type: fieldType, max_length: problem.max, actual_length: problem.received },
+  };
 }
 
 /** Sends compact JSON exactly as built (field order and nulls kept), skipping Fastify's serializer. */

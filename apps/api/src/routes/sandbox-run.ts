@@ -3,15 +3,17 @@ import { runCodeRequestSchema, runJupyterRequestSchema } from '@fusebox/sandbox-
 import type { z } from 'zod';
 import type { ExecutionGate, ExecutionTiming } from '../execution-gate';
 import type { ExecutionRecorder, ExecutionRow } from '../execution-recorder';
+import type { FieldLimit } from '../input/field-limits';
 import { lostCodeExecution, lostJupyterExecution } from '../lost-permit';
 import { runCodeRow, runJupyterRow } from '../sandbox-execution-rows';
 import type { CodeRunner } from '../upstream-sandbox';
 import { abortOnDisconnect, parseBody, sendJson, sendRefusal } from './sandbox-http';
+import type { SandboxLimits } from './sandbox-limits';
 
 /**
  * SandboxFusion's execution routes, answered by `runner` (the local executor or an upstream SandboxFusion) in
  * SandboxFusion's exact format: HTTP 200
- * even for `SandboxError`, 422 with pydantic's `detail` for a bad body. Every execution is recorded after its
+ * even for `SandboxError`, 422 with pydantic's `detail` for a bad body or one over the server's `limits`. Every execution is recorded after its
  * response is sent. Each runs under a global permit of `gate`; one whose permit is lost mid-run is aborted and
  * answers `SandboxError`.
  */
@@ -20,16 +22,18 @@ export function registerRunRoutes(
   runner: CodeRunner,
   recorder: ExecutionRecorder,
   gate: ExecutionGate,
+  limits: SandboxLimits,
 ): void {
   const route = <S extends z.ZodType, E extends { response: unknown; timing: ExecutionTiming }>(
     path: string,
     schema: S,
+    fieldLimits: readonly FieldLimit[],
     execute: (body: z.output<S>, signal: AbortSignal) => Promise<E>,
     row: (body: z.output<S>, execution: E) => ExecutionRow,
     lost: (lost: Error, timing: ExecutionTiming) => E,
   ) =>
     scope.post(path, async (request, reply) => {
-      const body = parseBody(reply, schema, request.body);
+      const body = parseBody(reply, schema, request.body, fieldLimits);
       if (body === undefined) return reply;
       try {
         const outcome = await gate.run((signal) => execute(body, signal), {
@@ -48,6 +52,7 @@ export function registerRunRoutes(
   route(
     '/run_code',
     runCodeRequestSchema,
+    limits.runCode,
     (body, signal) => runner.runCode(body, { signal }),
     runCodeRow,
     lostCodeExecution,
@@ -55,6 +60,7 @@ export function registerRunRoutes(
   route(
     '/run_jupyter',
     runJupyterRequestSchema,
+    limits.runJupyter,
     (body, signal) => runner.runJupyter(body, { signal }),
     runJupyterRow,
     lostJupyterExecution,

@@ -6,6 +6,7 @@ import type { ExecutionGate } from '../execution-gate';
 import type { ExecutionRecorder } from '../execution-recorder';
 import { cellRow, lostCellRow } from '../sandbox-execution-rows';
 import { abortOnDisconnect, parseBody, sendJson, sendRefusal } from './sandbox-http';
+import type { SandboxLimits } from './sandbox-limits';
 
 const seconds = z.number().positive();
 
@@ -61,11 +62,12 @@ export function registerSessionRoutes(
   executor: Executor,
   recorder: ExecutionRecorder,
   gate: ExecutionGate,
+  limits: SandboxLimits,
 ): void {
   const sessions = executor.sessions;
 
   scope.post('/v1/sandbox/sessions', async (request, reply) => {
-    const body = parseBody(reply, createSessionSchema, request.body ?? {});
+    const body = parseBody(reply, createSessionSchema, request.body ?? {}, limits.createSession);
     if (!body) return reply;
     return answer(reply, 201, async () =>
       sessionBody(
@@ -85,7 +87,7 @@ export function registerSessionRoutes(
 
   scope.post<SessionRoute>('/v1/sandbox/sessions/:id/run', async (request, reply) => {
     const { id } = request.params;
-    const body = parseBody(reply, runCellSchema, request.body);
+    const body = parseBody(reply, runCellSchema, request.body, limits.runCell);
     if (!body) return reply;
     try {
       const outcome = await gate.run(

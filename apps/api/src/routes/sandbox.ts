@@ -6,7 +6,9 @@ import type { CodeRunner } from '../upstream-sandbox';
 import { ExecutionRecorder } from '../execution-recorder';
 import { registerRunRoutes } from './sandbox-run';
 import { registerSessionRoutes } from './sandbox-sessions';
+import { describeUnsupportedMediaType } from '../input/json-content-type';
 import { acceptJsonBodies, sendJson } from './sandbox-http';
+import type { SandboxLimits } from './sandbox-limits';
 
 export interface SandboxRouteOptions {
   /** Runs the stateful sessions (and, without `runner`, everything). */
@@ -16,8 +18,8 @@ export interface SandboxRouteOptions {
   prisma: PrismaClient;
   /** The global limit every execution runs under. */
   gate: ExecutionGate;
-  /** Bodies larger than this are refused with 413. */
-  maxBodyBytes: number;
+  /** What the routes' bodies may hold. */
+  limits: SandboxLimits;
 }
 
 /**
@@ -34,11 +36,17 @@ export async function registerSandboxRoutes(
   );
   app.addHook('onClose', () => recorder.flush());
   await app.register((scope, _options, done) => {
-    acceptJsonBodies(scope, options.maxBodyBytes);
-    scope.setErrorHandler((error: FastifyError, _request, reply) => {
+    const { limits } = options;
+    acceptJsonBodies(scope, { bodyLimit: limits.maxBodyBytes, maxDepth: limits.maxJsonDepth });
+    scope.setErrorHandler((error: FastifyError, request, reply) => {
       if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
         return sendJson(reply, 413, {
-          detail: `the request body is larger than ${options.maxBodyBytes} bytes`,
+          detail: `the request body is larger than ${limits.maxBodyBytes} bytes (FUSEBOX_MAX_BODY_BYTES)`,
+        });
+      }
+      if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+        return sendJson(reply, 415, {
+          detail: describeUnsupportedMediaType(request.headers['content-type']),
         });
       }
       scope.log.error({ err: error }, 'sandbox route failed');
@@ -46,8 +54,8 @@ export async function registerSandboxRoutes(
         detail: error.statusCode && error.statusCode < 500 ? error.message : 'Internal Server Error',
       });
     });
-    registerRunRoutes(scope, options.runner, recorder, options.gate);
-    registerSessionRoutes(scope, options.executor, recorder, options.gate);
+    registerRunRoutes(scope, options.runner, recorder, options.gate, limits);
+    registerSessionRoutes(scope, options.executor, recorder, options.gate, limits);
     done();
   });
 }

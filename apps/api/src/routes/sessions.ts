@@ -1,12 +1,20 @@
 import type { PrismaClient } from '@fusebox/db/client';
 import type { Executor } from '@fusebox/local-sandbox/executor';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  errorCodes,
+} from 'fastify';
 import { ExecutorClosedError, QueueFullError, isLocalSandboxError } from '@fusebox/local-sandbox/errors';
 import { LimiterClosedError, LimiterTimeoutError, LimiterUnavailableError } from '@fusebox/rate-limiter';
 import type { z } from 'zod';
 import type { Env } from '../env';
 import type { ExecutionGate } from '../execution-gate';
 import { inputIssues } from '../input/describe-issues';
+import { describeUnsupportedMediaType, isJsonContentType } from '../input/json-content-type';
+import { describeTooDeep, jsonTooDeep } from '../input/json-depth';
 import { parseJsonExact } from '../input/parse-json-exact';
 import { AgentSessions } from '../sessions/agent-sessions';
 import { InvalidRequestError, SessionsFullError, isSessionApiError } from '../sessions/errors';
@@ -28,8 +36,8 @@ class UnparsableBody {
 /**
  * verl's swedev session API (seed 003), answered by {@link AgentSessions}: POST /start_instance,
  * /process_action, /postprocess and /compute_reward with JSON bodies. Integers in bodies are read exactly, since
- * verl sends int64 sids as JSON numbers. Errors answer JSON `{detail, code[, field]}` with 400, 404, 409, 429, 503
- * or 500, are logged with the sid, and are recorded against the session: verl's client hides them.
+ * verl sends int64 sids as JSON numbers. Errors answer JSON `{detail, code[, field]}` with 400, 404, 409, 413, 415,
+ * 429, 503 or 500 (whose cause is logged, never answered), are logged with the sid, and are recorded against the session: verl's client hides them.
  */
 export async function registerAgentSessionRoutes(
   app: FastifyInstance,
@@ -52,8 +60,13 @@ export async function registerAgentSessionRoutes(
     scope.addContentTypeParser(
       '*',
       { parseAs: 'string', bodyLimit: env.FUSEBOX_MAX_BODY_BYTES },
-      (_request, body, parsed) => {
+      (request, body, parsed) => {
         if (body === '') return parsed(null, undefined);
+        // Only JSON: a body of another content type is answered 415 (a web page could send it cross-site).
+        if (!isJsonContentType(request.headers['content-type']))
+          return parsed(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(), undefined);
+        const tooDeep = jsonTooDeep(body as string, env.FUSEBOX_MAX_JSON_DEPTH);
+        if (tooDeep) return parsed(null, new UnparsableBody(describeTooDeep(tooDeep)));
         try {
           parsed(null, parseJsonExact(body as string));
         } catch (error) {
@@ -62,7 +75,7 @@ export async function registerAgentSessionRoutes(
       },
     );
     scope.setErrorHandler((error: FastifyError, request, reply) =>
-      answerError(scope, sessions, error, request, reply),
+      answerError(scope, sessions, error, request, reply, env),
     );
 
     scope.post('/start_instance', async (request) => {
@@ -102,6 +115,7 @@ async function answerError(
   error: FastifyError,
   request: FastifyRequest,
   reply: FastifyReply,
+  env: Env,
 ): Promise<FastifyReply> {
   const route = request.routeOptions.url ?? request.url;
   const sid = sidOf(request.body);
@@ -117,7 +131,16 @@ async function answerError(
     if (error instanceof SessionsFullError) reply.header('retry-after', String(error.retryAfterSeconds));
   } else if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     status = 413;
-    body = { detail: error.message, code: 'FUSEBOX_SESSION_BODY_TOO_LARGE' };
+    body = {
+      detail: `the request body is larger than ${env.FUSEBOX_MAX_BODY_BYTES} bytes (FUSEBOX_MAX_BODY_BYTES)`,
+      code: 'FUSEBOX_SESSION_BODY_TOO_LARGE',
+    };
+  } else if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    status = 415;
+    body = {
+      detail: describeUnsupportedMediaType(request.headers['content-type']),
+      code: 'FUSEBOX_SESSION_UNSUPPORTED_MEDIA_TYPE',
+    };
   } else if (error instanceof QueueFullError || error instanceof LimiterTimeoutError) {
     // Saturated, as /run_code answers it: the executor's queue is full, or no global permit came within
     // FUSEBOX_LIMITER_TIMEOUT_S. The client may try again later.
@@ -136,14 +159,15 @@ async function answerError(
     status = 503;
     body = { detail: error.message, code: error.code };
   } else {
+    // The cause (a database error, a stack) is logged, never answered nor recorded where the dashboard shows it.
     status = 500;
     body = {
-      detail: error.message || 'internal error',
+      detail: 'internal error; the server log has the cause',
       code: isLocalSandboxError(error) ? error.code : 'FUSEBOX_SESSION_INTERNAL',
     };
   }
   const log = { sid, route, status, code: body.code, ...(status >= 500 ? { err: error } : {}) };
-  if (status >= 500) scope.log.error(log, `${route} failed: ${body.detail}`);
+  if (status >= 500) scope.log.error(log, `${route} failed: ${error.message || body.detail}`);
   else scope.log.warn(log, `${route} refused: ${body.detail}`);
   if (sid !== undefined) {
     await sessions.recordError(sid, route, `${status} ${body.detail}`).catch((recordError: unknown) => {

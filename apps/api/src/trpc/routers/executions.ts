@@ -1,5 +1,6 @@
 import { TRPCError, type TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
+import { MAX_EPOCH_MS, epochMs } from '../../input/bounded-numbers';
 import { publicProcedure } from '../init';
 
 const STATUSES = ['Success', 'Failed', 'SandboxError'] as const;
@@ -8,15 +9,19 @@ const listInput = z.object({
   status: z.enum(STATUSES).optional(),
   language: z.string().min(1).max(40).optional(),
   /** Requested at or after, ms since the epoch. */
-  from: z.number().optional(),
+  from: epochMs().optional(),
   /** Requested before, ms since the epoch. */
-  to: z.number().optional(),
+  to: epochMs().optional(),
   sessionId: z.string().min(1).max(20).optional(),
   limit: z.int().min(1).max(200).default(50),
   /** `{requestedAt ms}:{id}` of the last row of the previous page. */
   cursor: z
     .string()
-    .regex(/^\d+:[0-9a-f-]{36}$/)
+    .regex(/^\d{1,15}:[0-9a-f-]{36}$/)
+    .refine(
+      (cursor) => Number(cursor.split(':', 1)[0]) <= MAX_EPOCH_MS,
+      'the cursor names a time after the year 9999',
+    )
     .nullish(),
 });
 

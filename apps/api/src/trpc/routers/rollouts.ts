@@ -7,6 +7,7 @@ import { sampleFilterSchema, sampleOrder, sampleWhere } from '../../rollouts/sam
 import { parseSearchQuery } from '../../rollouts/search-query';
 import { joinMatches, matchKey, searchSamples } from '../../rollouts/search-samples';
 import { snippet } from '../../rollouts/snippet';
+import { pgInt } from '../../input/bounded-numbers';
 import { publicProcedure } from '../init';
 
 /** Score histograms use one bucket per value when a run has at most this many distinct scores (0/1 rewards). */
@@ -21,7 +22,7 @@ const SEARCH_COUNT_CAP = 1000;
 const PHRASE_CANDIDATES = 2000;
 
 const runInput = z.object({ runId: z.uuid() });
-const sampleKey = z.object({ runId: z.uuid(), step: z.int(), line: z.int() });
+const sampleKey = z.object({ runId: z.uuid(), step: pgInt(), line: pgInt() });
 
 /** What a sample-list row needs: short previews, never the whole text. */
 interface SampleListRow {
@@ -157,7 +158,7 @@ export const rolloutsRouter = {
 
   /** The extra fields of a step's samples (acc, pred, …), with their kinds and commonest values, for filters. */
   fields: publicProcedure
-    .input(z.object({ runId: z.uuid(), step: z.int() }))
+    .input(z.object({ runId: z.uuid(), step: pgInt() }))
     .query(async ({ ctx, input }) => {
       const rows = await ctx.prisma.$queryRaw<{ name: string; kind: string; value: string; count: number }[]>`
         SELECT e."key" AS "name", jsonb_typeof(e."value") AS "kind", e."value" #>> '{}' AS "value",
@@ -187,7 +188,7 @@ export const rolloutsRouter = {
   samples: publicProcedure
     .input(
       sampleFilterSchema.extend({
-        cursor: z.int().min(0).nullish(),
+        cursor: pgInt(0).nullish(),
         limit: z.int().min(1).max(200).default(100),
       }),
     )
@@ -295,8 +296,8 @@ export const rolloutsRouter = {
       z.object({
         runId: z.uuid(),
         q: z.string().min(1).max(500),
-        step: z.int().optional(),
-        cursor: z.int().min(0).nullish(),
+        step: pgInt().optional(),
+        cursor: pgInt(0).nullish(),
         limit: z.int().min(1).max(100).default(50),
       }),
     )

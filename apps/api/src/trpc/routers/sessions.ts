@@ -2,6 +2,7 @@ import { TRPCError, type TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { SESSION_STATES } from '../../sessions/session-state';
 import { rewardDetailSchema } from '../../sessions/reward-detail';
+import { epochDate } from '../../input/bounded-numbers';
 import { publicProcedure } from '../init';
 
 const listInput = z.object({
@@ -13,8 +14,8 @@ const listInput = z.object({
   /** Only sessions with a computed reward (true) or without (false). */
   rewarded: z.boolean().optional(),
   // Coerced, because without a transformer a date crosses HTTP as an ISO string.
-  createdAfter: z.coerce.date().optional(),
-  createdBefore: z.coerce.date().optional(),
+  createdAfter: epochDate().optional(),
+  createdBefore: epochDate().optional(),
   limit: z.int().min(1).max(200).default(50),
   /** The last id of the previous page. */
   cursor: z.string().optional(),

@@ -1,0 +1,62 @@
+import type { Env } from '../env';
+import type { FieldLimit } from '../input/field-limits';
+
+/** The bounds of the execution routes' bodies, read from the environment. */
+export interface SandboxLimits {
+  /** Bodies larger than this are refused with 413. */
+  maxBodyBytes: number;
+  /** Bodies nested deeper than this are refused with 422 before they are parsed. */
+  maxJsonDepth: number;
+  runCode: readonly FieldLimit[];
+  runJupyter: readonly FieldLimit[];
+  createSession: readonly FieldLimit[];
+  runCell: readonly FieldLimit[];
+}
+
+/**
+ * Every count and number the execution routes accept is bounded: `files` and `fetch_files` entries, Jupyter
+ * cells, and timeouts (a timer of more than 2^31-1 ms fires at once, and a run of hours holds a permit for
+ * hours).
+ */
+export function sandboxLimits(env: Env): SandboxLimits {
+  const files = (field: string): FieldLimit => ({
+    field,
+    kind: 'entries',
+    max: env.FUSEBOX_MAX_FILES,
+    setting: 'FUSEBOX_MAX_FILES',
+  });
+  const timeout = (field: string): FieldLimit => ({
+    field,
+    kind: 'number',
+    max: env.FUSEBOX_MAX_TIMEOUT_S,
+    setting: 'FUSEBOX_MAX_TIMEOUT_S',
+  });
+  return {
+    maxBodyBytes: env.FUSEBOX_MAX_BODY_BYTES,
+    maxJsonDepth: env.FUSEBOX_MAX_JSON_DEPTH,
+    runCode: [timeout('compile_timeout'), timeout('run_timeout'), files('files'), files('fetch_files')],
+    runJupyter: [
+      {
+        field: 'cells',
+        kind: 'entries',
+        max: env.FUSEBOX_MAX_JUPYTER_CELLS,
+        setting: 'FUSEBOX_MAX_JUPYTER_CELLS',
+      },
+      timeout('cell_timeout'),
+      timeout('total_timeout'),
+      files('files'),
+      files('fetch_files'),
+    ],
+    createSession: [
+      timeout('cell_timeout'),
+      {
+        field: 'idle_timeout',
+        kind: 'number',
+        max: env.FUSEBOX_MAX_SESSION_IDLE_TIMEOUT_S,
+        setting: 'FUSEBOX_MAX_SESSION_IDLE_TIMEOUT_S',
+      },
+      files('files'),
+    ],
+    runCell: [timeout('timeout')],
+  };
+}
