@@ -1,4 +1,4 @@
-import { SessionLimitError, SessionNotFoundError } from '@fusebox/local-sandbox/errors';
+import { SessionDeadError, SessionLimitError, SessionNotFoundError } from '@fusebox/local-sandbox/errors';
 import {
   type RunCodeResponse,
   runCodeRequestSchema,
@@ -54,8 +54,10 @@ export async function runAction(
       rows.push(run.row);
       return { response: run.response, rows };
     } catch (error) {
-      // The executor closed the interpreter (its own idle timeout, or a shutdown): open another and go on.
-      if (!(error instanceof SessionNotFoundError)) throw error;
+      // The executor closed the interpreter (its own idle timeout, or a shutdown), or it died between two
+      // actions (the model's code can leave something behind that ends it): open another and go on.
+      if (error instanceof SessionDeadError) sandbox.executor.sessions.close(live.interpreter);
+      else if (!(error instanceof SessionNotFoundError)) throw error;
       live.interpreter = undefined;
     }
   }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { JupyterCellError } from '@fusebox/sandbox-client/protocol';
 import { outputText } from '../capped-output';
@@ -35,6 +36,11 @@ export interface CellResult {
   /** Wall-clock seconds, as SandboxFusion's `execution_time`. */
   executionTime: number;
   outputTruncated: boolean;
+  /**
+   * Lines on the interpreter's reply channel that answered no cell (not JSON, not a reply, or another cell's
+   * id) and were ignored while this cell ran: the cell's own code wrote them, since it can reach the channel.
+   */
+  strayLines: number;
 }
 
 export interface InterpreterSettings {
@@ -46,6 +52,7 @@ export interface InterpreterSettings {
 }
 
 interface KernelReply {
+  id: string;
   count: number;
   stdout: string;
   stdout_bytes: number;
@@ -105,14 +112,27 @@ export class Interpreter {
     const onAbort = () => this.stop();
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      this.sandbox.control.write(`${JSON.stringify({ code })}\n`);
-      const line = await this.sandbox.events.next();
+      // A fresh id per cell: the reply must carry it, so nothing written earlier (by this cell's code or an
+      // earlier one's, which can reach the channel) can be taken for this cell's answer or shift later ones.
+      const id = randomBytes(16).toString('hex');
+      this.sandbox.control.write(`${JSON.stringify({ id, code })}\n`);
+      let reply: KernelReply | undefined;
+      let strayLines = 0;
+      let line: string | undefined;
+      while ((line = await this.sandbox.events.next()) !== undefined) {
+        if (line === '') continue; // the kernel starts each reply on a line of its own
+        reply = kernelReply(line, id);
+        if (reply) break;
+        strayLines += 1;
+      }
       const executionTime = (performance.now() - started) / 1000;
       signal?.throwIfAborted();
-      if (line === undefined || timedOut) {
-        this.#alive = false;
+      if (reply === undefined || timedOut) {
+        // The channel ended (the interpreter died, or a line overran its limit) or the cell overran: either way
+        // nothing more can be heard from this interpreter.
+        this.stop();
         const exit = await this.sandbox.closed;
-        return timedOut
+        const result = timedOut
           ? lost(
               executionCount,
               'timeout',
@@ -127,8 +147,8 @@ export class Interpreter {
               'DeadKernelError',
               `the interpreter died while running this cell (exit status ${exit.code ?? `signal ${exit.signal}`}); its state is lost`,
             );
+        return { ...result, strayLines };
       }
-      const reply = JSON.parse(line) as KernelReply;
       const stdout = Buffer.from(reply.stdout, 'base64');
       const stderr = Buffer.from(reply.stderr, 'base64');
       return {
@@ -140,6 +160,7 @@ export class Interpreter {
         error: reply.error,
         executionTime,
         outputTruncated: reply.stdout_bytes > stdout.length || reply.stderr_bytes > stderr.length,
+        strayLines,
       };
     } finally {
       clearTimeout(timer);
@@ -170,5 +191,46 @@ function lost(
     error: [{ traceback: [`${ename}: ${evalue}`], ename, evalue }],
     executionTime,
     outputTruncated: false,
+    strayLines: 0,
   };
+}
+
+/**
+ * The reply to the cell `id` if `line` is one, else undefined. The line is already length-capped (the events
+ * channel ends past its limit); JSON.parse and the checks below are linear in it.
+ */
+function kernelReply(line: string, id: string): KernelReply | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const reply = value as Partial<Record<keyof KernelReply, unknown>>;
+  const count = (field: unknown) => Number.isSafeInteger(field) && (field as number) >= 0;
+  const entries = (field: unknown) =>
+    Array.isArray(field) && field.every((entry) => typeof entry === 'object' && entry !== null);
+  const tracebacks = (field: unknown) =>
+    entries(field) &&
+    (field as Record<string, unknown>[]).every(
+      (error) =>
+        typeof error.ename === 'string' &&
+        typeof error.evalue === 'string' &&
+        Array.isArray(error.traceback) &&
+        error.traceback.every((text) => typeof text === 'string'),
+    );
+  if (
+    reply.id !== id ||
+    !count(reply.count) ||
+    typeof reply.stdout !== 'string' ||
+    typeof reply.stderr !== 'string' ||
+    !count(reply.stdout_bytes) ||
+    !count(reply.stderr_bytes) ||
+    !entries(reply.display) ||
+    !tracebacks(reply.error)
+  ) {
+    return undefined;
+  }
+  return reply as KernelReply;
 }

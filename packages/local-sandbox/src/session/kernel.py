@@ -1,5 +1,7 @@
-# The interpreter of a stateful session: runs inside a sandbox, reads one JSON request per line on fd 3 and
-# answers one JSON line per cell on fd 4. It imitates an IPython kernel closely enough for /run_jupyter: the
+# The interpreter of a stateful session: runs inside a sandbox, reads one JSON request per line on fd 3
+# ({"id", "code"}) and answers one JSON line per cell on fd 4, carrying the request's id. The cell's code runs in
+# this process, so it can write to fd 4 too: the host takes only a well-formed reply with the id it sent for
+# that cell and ignores every other line (see interpreter.ts), and rewards never depend on this channel. It imitates an IPython kernel closely enough for /run_jupyter: the
 # value of a trailing expression is displayed as its repr, and exceptions are reported with an IPython-style
 # traceback, without depending on Jupyter.
 #
@@ -119,7 +121,8 @@ def flush():
 
 
 def send(message):
-    data = (json.dumps(message) + '\n').encode()
+    # The leading newline ends whatever partial line the cell's code left on the channel.
+    data = ('\n' + json.dumps(message) + '\n').encode()
     while data:
         data = data[os.write(4, data):]
 
@@ -128,6 +131,9 @@ def main():
     global OUTPUT_LIMIT
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[1]), int(sys.argv[1])))
+    # Programs a cell starts (os.system, exec) do not get the channels.
+    os.set_inheritable(3, False)
+    os.set_inheritable(4, False)
     os.write(4, b'ready\n')
     requests = os.fdopen(3, 'rb')
     settings = json.loads(requests.readline())
@@ -144,12 +150,19 @@ def main():
     cells = {}
     number = settings['first_cell']
     for line in requests:
-        code = json.loads(line)['code']
-        display, error = run_cell(code, number, module.__dict__, cells)
+        # The cell's code can write to fd 3 as well: what is not a request is skipped, not a crash.
+        try:
+            request = json.loads(line)
+            if not isinstance(request, dict) or not isinstance(request.get('id'), str) or not isinstance(
+                    request.get('code'), str):
+                continue
+        except ValueError:
+            continue
+        display, error = run_cell(request['code'], number, module.__dict__, cells)
         flush()
         stdout, stdout_bytes = take(1)
         stderr, stderr_bytes = take(2)
-        send({'count': number, 'stdout': stdout, 'stdout_bytes': stdout_bytes, 'stderr': stderr,
+        send({'id': request['id'], 'count': number, 'stdout': stdout, 'stdout_bytes': stdout_bytes, 'stderr': stderr,
               'stderr_bytes': stderr_bytes, 'display': display, 'error': error})
         number += 1
 
