@@ -45,8 +45,8 @@ export async function runCodeRequest(
       source = transpiled.fileName.slice(sandbox.workdir.inside.length + 1);
       code = transpiled.code;
     }
-    writeFiles(sandbox.workdir, request.files);
-    writeWorkdirFile(sandbox.workdir, source, code);
+    await writeFiles(sandbox.workdir, request.files);
+    await writeWorkdirFile(sandbox.workdir, source, code);
     const memoryLimitBytes = request.memory_limit_MB > 0 ? request.memory_limit_MB * 1024 * 1024 : undefined;
     // Absolute, as SandboxFusion passes them: compilers and tracebacks then name the file the same way.
     const sourcePath = join(sandbox.workdir.inside, source);
@@ -65,7 +65,11 @@ export async function runCodeRequest(
     );
     if (result.sandboxError) return sandboxError(result.sandboxError);
     sandbox.kill();
-    const files = fetchFiles(sandbox.workdir.host, request.fetch_files, sandboxes.limits.fetchLimitBytes);
+    const files = await fetchFiles(
+      sandbox.workdir.host,
+      request.fetch_files,
+      sandboxes.limits.fetchLimitBytes,
+    );
     const { status, message } = runStatus([result.compile, result.run]);
     return {
       response: {

@@ -29,7 +29,7 @@ export async function runJupyterRequest(
   const deadline = started + request.total_timeout * 1000;
   const sandbox = await interpreters.pool.take();
   try {
-    writeFiles(sandbox.workdir, request.files);
+    await writeFiles(sandbox.workdir, request.files);
     const interpreter = new Interpreter(sandbox, {
       outputLimitBytes: interpreters.outputLimitBytes,
       memoryLimitBytes: request.memory_limit_MB > 0 ? request.memory_limit_MB * 1024 * 1024 : undefined,
@@ -65,7 +65,7 @@ export async function runJupyterRequest(
     }
     interpreter.stop();
     await sandbox.closed;
-    const files = fetchFiles(sandbox.workdir.host, request.fetch_files, interpreters.fetchLimitBytes);
+    const files = await fetchFiles(sandbox.workdir.host, request.fetch_files, interpreters.fetchLimitBytes);
     return {
       response: response(
         failed ? 'Failed' : 'Success',

@@ -190,7 +190,7 @@ export class SessionManager {
   async #startInterpreter(info: SessionInfo, files: Record<string, string | null>): Promise<Interpreter> {
     const sandbox = await this.#pool.take();
     try {
-      writeFiles(sandbox.workdir, files);
+      await writeFiles(sandbox.workdir, files);
     } catch (error) {
       this.#pool.release(sandbox);
       throw error;
