@@ -123,7 +123,7 @@ function setup({ forTests }) {
 function fusebox(args) {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(root, 'apps', 'api', 'src', 'cli.ts'), ...args],
+    ['--conditions=@fusebox/source', '--import', 'tsx', join(root, 'apps', 'api', 'src', 'cli.ts'), ...args],
     {
       cwd: process.cwd(),
       stdio: 'inherit',

@@ -2,6 +2,9 @@ import { fileURLToPath } from 'node:url';
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
+  // The workspace's packages resolve to their TypeScript source (docs/DEVELOPING.md): Vite's server conditions
+  // plus `@fusebox/source`, which Vitest also passes to its worker processes as `--conditions`.
+  ssr: { resolve: { conditions: ['@fusebox/source', 'node', 'development|production'] } },
   resolve: { alias: { '~': fileURLToPath(new URL('./src', import.meta.url)) } },
   test: {
     name: 'dashboard',

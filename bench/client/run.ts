@@ -1,5 +1,5 @@
 // Client overhead per call: createSandboxClient().runCode against a bare undici request + JSON.parse of the same
-// answer, on one keep-alive loopback server, at concurrency 1 and 64. Usage: node --import tsx bench/client/run.ts
+// answer, on one keep-alive loopback server, at concurrency 1 and 64. Usage: node --conditions=@fusebox/source --import tsx bench/client/run.ts
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -14,7 +14,7 @@ const CONCURRENCIES = [1, 64];
 const CHUNK: Record<number, number> = { 1: 500, 64: 2_000 };
 const ROUNDS = 20;
 const WARMUP_ROUNDS = 2;
-const COMMAND = 'node --import tsx bench/client/run.ts';
+const COMMAND = 'node --conditions=@fusebox/source --import tsx bench/client/run.ts';
 
 type Call = () => Promise<unknown>;
 interface Sample {
@@ -26,7 +26,7 @@ async function main() {
   const loadBefore = loadavg()[0]!;
   const server = spawn(
     process.execPath,
-    ['--import', 'tsx', fileURLToPath(new URL('server.ts', import.meta.url))],
+    ['--conditions=@fusebox/source', '--import', 'tsx', fileURLToPath(new URL('server.ts', import.meta.url))],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },

@@ -5,7 +5,7 @@
 // 512 episodes whose 3 code turns build on each other, with the code tool pointed at a SandboxFusion-style
 // baseline (a fresh python3 per call, so every turn replays the earlier ones), at Fusebox's /run_code (likewise),
 // and at Fusebox's stateful sessions (each turn runs only its own cell): latency per turn shows the speed-up.
-// Usage: node --import tsx bench/e2e/run.ts [--episodes N]
+// Usage: node --conditions=@fusebox/source --import tsx bench/e2e/run.ts [--episodes N]
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,7 +28,7 @@ import { writeResults } from '../write-results';
 const { values } = parseArgs({ options: { episodes: { type: 'string', default: '512' } } });
 const EPISODES = Number(values.episodes);
 if (!Number.isInteger(EPISODES) || EPISODES < 1) throw new TypeError('--episodes must be a positive integer');
-const COMMAND = `node --import tsx bench/e2e/run.ts${EPISODES === 512 ? '' : ` --episodes ${EPISODES}`}`;
+const COMMAND = `node --conditions=@fusebox/source --import tsx bench/e2e/run.ts${EPISODES === 512 ? '' : ` --episodes ${EPISODES}`}`;
 /** Fusebox's default global limit, and verl's default rate_limit for the baseline. */
 const LIMIT = 10;
 /** The demo's default: four episodes per permit. */

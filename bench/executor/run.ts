@@ -1,6 +1,6 @@
 // The executor's cost over its floor: /run_code through a real `fusebox serve` against a bare bubblewrap spawn of
 // the same code and an unsandboxed spawn, at concurrency 1, 4 and 16; a session cell round trip; the idle RSS;
-// what recording executions costs. Usage: node --import tsx bench/executor/run.ts [--passes N]
+// what recording executions costs. Usage: node --conditions=@fusebox/source --import tsx bench/executor/run.ts [--passes N]
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { createPrismaClient } from '@fusebox/db/client';
 import { createPostgresTestDatabase } from '@fusebox/db/testing';
 import { writeResults } from '../write-results';
 
-const COMMAND = 'node --import tsx bench/executor/run.ts';
+const COMMAND = 'node --conditions=@fusebox/source --import tsx bench/executor/run.ts';
 const CODE = 'print(1)';
 const CONCURRENCIES = [1, 4, 16];
 /** Calls per measurement at each concurrency; the first tenth of each is warm-up, not counted. */
@@ -97,7 +97,12 @@ async function inProcess(): Promise<{
 }> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', fileURLToPath(new URL('in-process.ts', import.meta.url))],
+    [
+      '--conditions=@fusebox/source',
+      '--import',
+      'tsx',
+      fileURLToPath(new URL('in-process.ts', import.meta.url)),
+    ],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },

@@ -1,6 +1,6 @@
 // Limiter designs side by side, in one run: Fusebox's Postgres limiter, redis-semaphore on the local Redis, a
 // naive try-lock-with-backoff on the same Postgres slots, and p-limit in one process (the floor).
-// Usage: node --import tsx bench/limiter/run.ts [contender...]  (REDIS_URL defaults to redis://127.0.0.1:6379)
+// Usage: node --conditions=@fusebox/source --import tsx bench/limiter/run.ts [contender...]  (REDIS_URL defaults to redis://127.0.0.1:6379)
 // Naming contenders runs only those and prints the table without writing RESULTS.md.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -13,7 +13,7 @@ import { countInversions, percentile } from './measures';
 import type { WorkerCommand, WorkerReply } from './worker';
 import { writeResults } from '../write-results';
 
-const COMMAND = 'node --import tsx bench/limiter/run.ts';
+const COMMAND = 'node --conditions=@fusebox/source --import tsx bench/limiter/run.ts';
 const LIMIT = 10;
 const PROCESSES = 4;
 const WAITERS = 100;
@@ -40,7 +40,14 @@ const now = () => Number(process.hrtime.bigint()) / 1e6;
 async function startWorker(name: ContenderName, config: ContenderConfig): Promise<Worker> {
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--import', 'tsx', fileURLToPath(new URL('worker.ts', import.meta.url)), name, JSON.stringify(config)],
+    [
+      '--conditions=@fusebox/source',
+      '--import',
+      'tsx',
+      fileURLToPath(new URL('worker.ts', import.meta.url)),
+      name,
+      JSON.stringify(config),
+    ],
     { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
   );
   const exited = once(child, 'exit').then(([code, signal]) => {

@@ -1,7 +1,7 @@
 // Rollout driver cost, in two parts. (1) Overhead per turn: runEpisode with a null generate and a null tool, so
 // everything measured is the driver (state machine, parsing, truncation, token counting, tool lifecycle).
 // (2) Throughput: a 256-episode batch of scripted turns whose code really runs in Fusebox's sandbox through a
-// real `fusebox serve`. Usage: node --import tsx bench/tools/run.ts [--overhead-only]
+// real `fusebox serve`. Usage: node --conditions=@fusebox/source --import tsx bench/tools/run.ts [--overhead-only]
 import { cpus, loadavg, totalmem } from 'node:os';
 import { startServer } from '@fusebox/api/testing';
 import { createPostgresTestDatabase } from '@fusebox/db/testing';
@@ -18,7 +18,7 @@ import {
 } from '@fusebox/tools';
 import { writeResults } from '../write-results';
 
-const COMMAND = 'node --import tsx bench/tools/run.ts';
+const COMMAND = 'node --conditions=@fusebox/source --import tsx bench/tools/run.ts';
 const TURNS = 4; // 3 turns with a tool call, then a final answer
 const PASSES = 5;
 const EPISODES: Record<number, number> = { 1: 2_000, 64: 5_000 };

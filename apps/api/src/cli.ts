@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --import tsx
+#!/usr/bin/env -S node --conditions=@fusebox/source --import tsx
 import { parseArgs } from 'node:util';
 import { isDatabaseError } from '@fusebox/db/errors';
 import { type Command, UsageError } from './commands/command';

@@ -11,7 +11,7 @@ function runProbe(prefix: string[]): Promise<Record<string, unknown>> {
     const [command, ...args] = prefix;
     execFile(
       command as string,
-      [...args, process.execPath, '--import', 'tsx', PROBE],
+      [...args, process.execPath, '--conditions=@fusebox/source', '--import', 'tsx', PROBE],
       { env: { PATH: process.env.PATH, HOME: '/tmp' }, timeout: 60_000 },
       (error, stdout, stderr) =>
         error

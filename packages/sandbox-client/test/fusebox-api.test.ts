@@ -144,10 +144,14 @@ describe('against Fusebox’s own /run_code', () => {
     const script = new URL(`readme-example-${process.pid}.mts`, cache);
     await writeFile(script, code);
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', script.pathname], {
-        env: { ...process.env, SANDBOX_FUSION_ENDPOINT: server.url },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
+      const child = spawn(
+        process.execPath,
+        ['--conditions=@fusebox/source', '--import', 'tsx', script.pathname],
+        {
+          env: { ...process.env, SANDBOX_FUSION_ENDPOINT: server.url },
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      );
       let stdout = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
       const [exitCode] = (await once(child, 'exit')) as [number | null];

@@ -196,7 +196,9 @@ describe('CodeInterpreterTool against Fusebox’s /run_code', () => {
   it('multi-node: 2 processes × 6 runs of 2 s under a global limit of 6 take two rounds, never 7 at once', async () => {
     const args = [url, db.url, 'test.multinode', '6', '6', '2'];
     const workers = [0, 1].map(() =>
-      spawn(process.execPath, ['--import', 'tsx', RUNNER, ...args], { stdio: ['pipe', 'pipe', 'inherit'] }),
+      spawn(process.execPath, ['--conditions=@fusebox/source', '--import', 'tsx', RUNNER, ...args], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      }),
     );
     // Listen for the exits now: a worker may exit before its last line has been read.
     const exits = workers.map((worker) => once(worker, 'exit'));

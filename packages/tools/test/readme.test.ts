@@ -53,7 +53,7 @@ it("runs the README's rollout loop as written, against a model server and Fusebo
     await writeFile(script, code.replace('http://127.0.0.1:8000/v1', model.baseUrl));
     // The child's cwd is the temp dir, so tsx is named by path rather than resolved from there.
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-    const child = spawn(process.execPath, ['--import', tsx, script], {
+    const child = spawn(process.execPath, ['--conditions=@fusebox/source', '--import', tsx, script], {
       cwd: work,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
