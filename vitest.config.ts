@@ -10,11 +10,11 @@ import { type TestProjectInlineConfiguration, defineConfig } from 'vitest/config
 // their own package), now on embedded ones (PGlite).
 // Tests that need a Postgres server whatever the mode (several processes on one database, advisory locks, raw
 // `pg`) use `createPostgresTestDatabase()` and run in the first pass only.
-const PROJECTS = ['packages', 'apps'].flatMap((parent) =>
-  readdirSync(parent)
-    .map((name) => join(parent, name))
-    .filter((dir) => existsSync(join(dir, 'vitest.config.ts'))),
-);
+// `integration/` is the leaf workspace of tests that need a running Fusebox and the packed SDK.
+const PROJECTS = [
+  ...['packages', 'apps'].flatMap((parent) => readdirSync(parent).map((name) => join(parent, name))),
+  'integration',
+].filter((dir) => existsSync(join(dir, 'vitest.config.ts')));
 
 const MODE_UNDER_TEST = 'createTestDatabase(';
 
