@@ -186,6 +186,52 @@ for mb in range(16, 1025, 16):
     expect(limited.run_result).toMatchObject({ return_code: 0, stdout: 'MemoryError\n' });
   });
 
+  it('is killed at the memory cap for what it makes the kernel hold: inodes of empty files, socket buffers', async () => {
+    const bomb = (kind: 'inodes' | 'sockets', count: number) => `
+import os, socket
+made = 0
+if "${kind}" == "inodes":
+    os.mkdir("d")
+    for made in range(1, ${count} + 1):
+        os.close(os.open("d/%d" % made, os.O_CREAT | os.O_WRONLY, 0o600))
+        if made % 50000 == 0:
+            print(made, flush=True)
+else:
+    pairs, chunk = [], b"x" * 65536
+    for made in range(1, ${count} + 1):
+        a, b = socket.socketpair()
+        a.setblocking(False)
+        try:
+            while True:
+                a.send(chunk)
+        except BlockingIOError:
+            pass
+        pairs.append((a, b))
+        if made % 250 == 0:
+            print(made, flush=True)
+print("made", made, flush=True)
+`;
+    // Far past the cap: two million inodes (about 1.5 GB of the kernel's), 4000 full socket pairs (about 900 MB).
+    for (const [kind, count] of [
+      ['inodes', 2_000_000],
+      ['sockets', 4000],
+    ] as const) {
+      const answer = await probes.run('python', bomb(kind, count), { run_timeout: 30 });
+      expect(answer.run_result.return_code, kind).toBe(137);
+      expect(answer.run_result.stdout, kind).not.toContain('made');
+      // Control: it got going before the cap stopped it.
+      expect(answer.run_result.stdout, kind).toMatch(/^\d+\n/);
+    }
+    // Control: the same programs within the cap run to the end.
+    for (const [kind, count] of [
+      ['inodes', 1000],
+      ['sockets', 10],
+    ] as const) {
+      const answer = await probes.run('python', bomb(kind, count));
+      expect(answer.run_result, kind).toMatchObject({ return_code: 0, stdout: `made ${count}\n` });
+    }
+  });
+
   it('kills a session interpreter at the memory cap: the cell says died, and a restart gives a working one', async () => {
     const h = probes.server();
     const { hog, after, restarted, next } = await contained(h, async () => {
