@@ -1,6 +1,6 @@
 import { type AddressInfo, type Server, connect, createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useProbes } from './sandbox-probe';
+import { overlapping, probePython, useProbes } from './sandbox-probe';
 
 // The network side of the trust boundary (issue 15): sandboxed code has a network namespace of its own with only
 // a loopback, so neither the host's services (Postgres, the API itself, a listener of this test's), nor the
@@ -195,5 +195,58 @@ result["siocgifflags"] = attempt(lambda: fcntl.ioctl(socket.socket(), 0x8913, re
       netlink: 'opened',
       siocgifflags: 'read',
     });
+  });
+
+  it("cannot reach a concurrent run's loopback listener or abstract socket, while it reaches its own", async () => {
+    const h = probes.server();
+    const port = 40000 + (process.pid % 20000);
+    const marker = (n: number) => `fusebox-hostile-neighbour-${n}-${process.pid}`;
+    const listen = `${TCP}
+import threading
+accepted = []
+server = socket.socket()
+server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+server.bind(("127.0.0.1", ${port}))
+server.listen()
+abstract = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+abstract.bind("\\0${marker(1)}")
+abstract.listen()
+def serve(s):
+    while True:
+        connection, _ = s.accept()
+        accepted.append(1)
+        connection.close()
+for s in (server, abstract):
+    threading.Thread(target=serve, args=(s,), daemon=True).start()
+marked = subprocess.Popen(["bash", "-c", "exec -a ${marker(1)} sleep 30"])
+time.sleep(4)
+result["accepted_from_others"] = len(accepted)
+result["own_tcp"] = tcp("127.0.0.1", ${port})
+time.sleep(0.2)
+result["accepted_own"] = len(accepted) - result["accepted_from_others"]
+marked.kill()
+`;
+    const reach = `${TCP}
+marked = subprocess.Popen(["bash", "-c", "exec -a ${marker(2)} sleep 30"])
+outcomes = set()
+deadline = time.time() + 3
+while time.time() < deadline:
+    outcomes.add(tcp("127.0.0.1", ${port}))
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        outcomes.add("abstract " + attempt(lambda: s.connect("\\0${marker(1)}")))
+    time.sleep(0.1)
+result["outcomes"] = sorted(outcomes)
+marked.kill()
+`;
+    const { results, seen } = await overlapping(h, [
+      [marker(1), () => probePython(h, 'run_code', listen)],
+      [marker(2), () => probePython(h, 'run_jupyter', reach)],
+    ]);
+    expect(seen).toBe(2);
+    const [listener, neighbour] = results as [Record<string, unknown>, Record<string, unknown>];
+    expect(neighbour.outcomes).toEqual(['ECONNREFUSED', 'abstract ECONNREFUSED']);
+    expect(listener.accepted_from_others).toBe(0);
+    // Control: the listener was up and took its own connection.
+    expect(listener).toMatchObject({ own_tcp: 'connected', accepted_own: 1 });
   });
 });

@@ -55,6 +55,28 @@ export async function contained<T>(h: HostileServer, probe: () => Promise<T>): P
   return result;
 }
 
+/**
+ * Runs probes at once, the server watched meanwhile, and looks on the host for each one's marked process (each
+ * probe starts a process whose command line holds its marker and keeps it up for a few seconds): their results,
+ * and how many of the markers the host saw, so a test can show that the runs did overlap.
+ */
+export async function overlapping<T>(
+  h: HostileServer,
+  marked: [marker: string, probe: () => Promise<T>][],
+): Promise<{ results: T[]; seen: number }> {
+  return contained(h, async () => {
+    const runs = marked.map(([, probe]) => probe());
+    // Awaited below; a probe that fails while the host looks on must not count as unhandled meanwhile.
+    for (const run of runs) run.catch(() => undefined);
+    const seen = new Set<string>();
+    for (let attempt = 0; attempt < 100 && seen.size < marked.length; attempt += 1) {
+      for (const [marker] of marked) if (hostProcesses(marker).length > 0) seen.add(marker);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return { results: await Promise.all(runs), seen: seen.size };
+  });
+}
+
 /** `/run_code` that must have been answered about the code, not failed as a sandbox. */
 export async function runCode(
   h: HostileServer,
