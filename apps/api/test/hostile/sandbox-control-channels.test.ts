@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PYTHON_PRELUDE, contained, openSession, useProbes } from './sandbox-probe';
+import { PYTHON_PRELUDE, contained, openSession, runCode, useProbes } from './sandbox-probe';
 
 // Class 4 of the trust boundary (issue 15): control channels the code cannot reach. Whatever sandboxed code opens,
 // writes or signals, what is reported about its run (status, exit code, execution time) is what the kernel and
@@ -146,6 +146,31 @@ for _ in range(24):
     });
     // Control: the session answered the flood and the next cell.
     expect(cell).toMatchObject({ status: 'ok', stdout: 'after\n' });
+  });
+
+  it('cannot stall the server by writing one byte at a time from four runs at once; each byte is counted', async () => {
+    const h = probes.server();
+    const drip = `
+import os, sys, time
+end, written = time.time() + 4, 0
+while time.time() < end:
+    for _ in range(1000):
+        written += os.write(1, b"x")
+print(written, file=sys.stderr)
+`;
+    const answers = await contained(h, () =>
+      Promise.all([1, 2, 3, 4].map(() => runCode(h, 'python', drip, { run_timeout: 20 }))),
+    );
+    const note = /\[Fusebox: output truncated: \d+ of (\d+) bytes dropped \(limit \d+ bytes\)\]\n?$/;
+    for (const answer of answers) {
+      expect(answer.run_result.return_code).toBe(0);
+      const written = Number(answer.run_result.stderr.trim());
+      // Control: it wrote at least a few thousand single bytes, and the server counted every one of them.
+      expect(written).toBeGreaterThan(10_000);
+      const kept = answer.run_result.stdout;
+      const counted = note.exec(kept.slice(-200))?.[1];
+      expect(counted === undefined ? kept.length : Number(counted)).toBe(written);
+    }
   });
 
   it('cannot close or reopen its stdio to hide output or end the run early: the exit status is what the process said', async () => {
