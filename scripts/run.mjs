@@ -19,7 +19,7 @@ const USAGE = `usage: node scripts/run.mjs <command>
 
   setup         install what the product needs (apt, npm, Prisma client, dashboard build)
   start         setup, then run \`fusebox serve\` (npm start)
-  test          setup, then lint, typecheck, unit/integration tests and browser tests (npm test)
+  test          setup, then format, lint, boundaries, typecheck, unit/integration tests and browser tests (npm test)
   demo [args]   run \`fusebox demo\` against a running server (npm run demo)
   db-migrate    apply pending database migrations (npm run db:migrate)
   db-generate   generate the Prisma client from prisma/schema.prisma`;
@@ -172,6 +172,9 @@ function test() {
 
   step('format', bin('prettier'), ['--check', '--log-level=warn', '.']);
   step('lint', bin('turbo'), ['run', 'lint', '--output-logs=errors-only', '--concurrency=2', '--continue']);
+  // No workspace imports a package it does not declare, and none reaches into another's files (the graph turbo
+  // caches by is the one the code uses).
+  step('boundaries', bin('turbo'), ['boundaries']);
   step('typecheck', bin('turbo'), [
     'run',
     'typecheck',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { UnknownInstanceError } from '../src/errors/unknown-instance-error';
 import { computeGsm8kScore, extractGsm8kSolution } from '../src/gsm8k-score';
 import { Gsm8kTool } from '../src/gsm8k-tool';
-import { SEED_SAMPLE } from './fixtures/seed-sample';
+import { SEED_SAMPLE } from '@fusebox/testing/seed-sample';
 
 describe('gsm8k scoring (verl.utils.reward_score.gsm8k)', () => {
   it("scores the seed sample's final answer 220000.0 as 0 against 220000: exact string match", () => {

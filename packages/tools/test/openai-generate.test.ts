@@ -4,7 +4,7 @@ import { Gsm8kTool } from '../src/gsm8k-tool';
 import type { GenerateRequest } from '../src/rollout/generate';
 import { runEpisode } from '../src/rollout/run-episode';
 import { renderToolsSystemPrompt } from '../src/tools-system-prompt';
-import { type FakeAnswer, chatCompletion, startFakeModelServer } from './helpers/fake-model-server';
+import { type FakeAnswer, chatCompletion, startFakeModelServer } from '@fusebox/testing/fake-model-server';
 
 const tool = new Gsm8kTool();
 const request: GenerateRequest = {

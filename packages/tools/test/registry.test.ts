@@ -12,7 +12,7 @@ import {
   GSM8K_TOOL_CONFIG,
   SANDBOX_FUSION_TEST_TOOL_CONFIG,
   SANDBOX_FUSION_TOOL_CONFIG,
-} from './fixtures/verl-yaml';
+} from '@fusebox/testing/verl-yaml';
 
 const dir = await mkdtemp(join(tmpdir(), 'fusebox-registry-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { scriptedGenerate } from '../src/generate/scripted';
 import { Gsm8kTool } from '../src/gsm8k-tool';
 import { runBatch } from '../src/rollout/run-batch';
-import { RecordingTool, toolCall } from './helpers/recording-tool';
+import { toolCall } from '@fusebox/testing/tool-call';
+import { RecordingTool } from './helpers/recording-tool';
 
 describe('runBatch', () => {
   it('batch case: 100 episodes of 3 scripted turns all COMPLETED, in request order, with progress', async () => {

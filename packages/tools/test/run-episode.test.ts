@@ -3,7 +3,8 @@ import { scriptedGenerate } from '../src/generate/scripted';
 import { Gsm8kTool } from '../src/gsm8k-tool';
 import type { Generate } from '../src/rollout/generate';
 import { runEpisode } from '../src/rollout/run-episode';
-import { RecordingTool, toolCall } from './helpers/recording-tool';
+import { toolCall } from '@fusebox/testing/tool-call';
+import { RecordingTool } from './helpers/recording-tool';
 
 const user = { role: 'user' as const, content: 'What is 6 * 7?' };
 

@@ -7,7 +7,7 @@ import {
   renderToolsSystemPrompt,
   systemPromptWithTools,
 } from '../src/tools-system-prompt';
-import { SEED_SYSTEM_PROMPT, SEED_TOOLS_BLOCK } from './fixtures/seed-sample';
+import { SEED_SYSTEM_PROMPT, SEED_TOOLS_BLOCK } from '@fusebox/testing/seed-sample';
 
 const codeInterpreterSchema = CODE_INTERPRETER_SCHEMA;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseToolCalls } from '../src/tool-call-parser';
-import { SEED_ASSISTANT_TURNS } from './fixtures/seed-sample';
+import { SEED_ASSISTANT_TURNS } from '@fusebox/testing/seed-sample';
 
 describe('parseToolCalls (hermes / qwen25)', () => {
   it("parses the seed sample's call, extra arguments included", () => {

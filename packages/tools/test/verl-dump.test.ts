@@ -7,7 +7,7 @@ import { scriptedGenerate } from '../src/generate/scripted';
 import { Gsm8kTool } from '../src/gsm8k-tool';
 import { runEpisode } from '../src/rollout/run-episode';
 import { renderToolsSystemPrompt } from '../src/tools-system-prompt';
-import { toolCall } from './helpers/recording-tool';
+import { toolCall } from '@fusebox/testing/tool-call';
 
 const dir = await mkdtemp(join(tmpdir(), 'fusebox-dump-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));

@@ -135,7 +135,10 @@ describe('against Fusebox’s own /run_code', () => {
   });
 
   it('runs the README’s usage example as written and prints what the README says', async () => {
-    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+    const readme = await readFile(
+      new URL('../../packages/sandbox-client/README.md', import.meta.url),
+      'utf8',
+    );
     const [, code = '', printed = ''] = /```ts\n([\s\S]*?)```[\s\S]*?```\n([\s\S]*?)```/.exec(readme) ?? [];
     // Inside the workspace, so that the example's imports resolve as they would for a user; under node_modules,
     // so that no linter or test runner picks the file up while it exists.

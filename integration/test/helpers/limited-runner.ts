@@ -2,7 +2,7 @@
 // It prints `ready`, waits for a line on stdin so that every worker starts together, runs its tasks at once, and
 // prints each run's [start, end] in epoch ms (start = when its permit was granted) as one JSON line.
 import { once } from 'node:events';
-import { CodeInterpreterTool } from '../../src/code-interpreter-tool';
+import { CodeInterpreterTool } from '@fusebox/tools';
 
 const [url, databaseUrl, key, limit, tasks, seconds] = process.argv.slice(2);
 const tool = new CodeInterpreterTool({

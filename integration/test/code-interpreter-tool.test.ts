@@ -6,19 +6,21 @@ import { startServer, type RunningServer } from '@fusebox/api/testing';
 import { createPostgresTestDatabase, type PostgresTestDatabase } from '@fusebox/db/testing';
 import { createLocalLimiter } from '@fusebox/rate-limiter';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CodeInterpreterTool } from '../src/code-interpreter-tool';
-import { verlDumpLine } from '../src/dump/write-verl-dump';
-import { scriptedGenerate } from '../src/generate/scripted';
-import { computeGsm8kScore } from '../src/gsm8k-score';
-import type { Generate } from '../src/rollout/generate';
-import { runEpisode } from '../src/rollout/run-episode';
+import {
+  CodeInterpreterTool,
+  type Generate,
+  computeGsm8kScore,
+  runEpisode,
+  scriptedGenerate,
+  verlDumpLine,
+} from '@fusebox/tools';
 import {
   SEED_ASSISTANT_TURNS,
   SEED_SAMPLE,
   SEED_SYSTEM_PROMPT,
   SEED_USER_PROMPT,
-} from './fixtures/seed-sample';
-import { toolCall } from './helpers/recording-tool';
+} from '@fusebox/testing/seed-sample';
+import { toolCall } from '@fusebox/testing/tool-call';
 
 const RUNNER = fileURLToPath(new URL('./helpers/limited-runner.ts', import.meta.url));
 

@@ -8,8 +8,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startServer, type RunningServer } from '@fusebox/api/testing';
 import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { SANDBOX_FUSION_TOOL_CONFIG } from './fixtures/verl-yaml';
-import { chatCompletion, startFakeModelServer } from './helpers/fake-model-server';
+import { SANDBOX_FUSION_TOOL_CONFIG } from '@fusebox/testing/verl-yaml';
+import { chatCompletion, startFakeModelServer } from '@fusebox/testing/fake-model-server';
 
 let db: TestDatabase;
 let server: RunningServer;
@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 it("runs the README's rollout loop as written, against a model server and Fusebox's sandbox", async () => {
-  const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+  const readme = await readFile(new URL('../../packages/tools/README.md', import.meta.url), 'utf8');
   const code = /```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
   expect(code.split('\n').length).toBeLessThan(30);
 
