@@ -17,9 +17,9 @@ export interface CgroupLimits {
 }
 
 /**
- * One sandbox's cgroup in the v1 `pids` and `memory` hierarchies. `RLIMIT_NPROC` counts per host uid (shared
- * by everything that uid runs, and the API's own when Fusebox is not root), and `RLIMIT_AS` per process, so
- * both totals are enforced by the kernel per sandbox instead.
+ * One sandbox's cgroup in the v1 `pids` and `memory` hierarchies. `RLIMIT_AS` counts per process, so only a
+ * cgroup bounds the memory of all the sandbox's processes together (kernel memory and its tmpfs included);
+ * `RLIMIT_NPROC`, set inside the sandbox's user namespace, bounds its processes too (see the launcher).
  */
 export class SandboxCgroup {
   readonly #dirs: string[];
