@@ -9,13 +9,16 @@
 # - every `assert` of the test is rewritten into a report of its operands. Literal operands (the expected values)
 #   stay here and never reach the child; what the child evaluates (calls into the model's code) comes back as
 #   repr text, is read back here with ast.literal_eval, and compared here: an object with a forged __eq__ or
-#   __bool__ arrives as text, not as an object. Comparisons, `not`, `and`, `or`, arithmetic, indexing and pure
-#   builtins (len, sorted, abs, ...) over those values are computed here too;
+#   __bool__ arrives as text, not as an object. Comparisons (`is` too, with a literal None, True or False),
+#   `not`, `and`, `or`, arithmetic, indexing and pure builtins (len, sorted, abs, ...) over those values are
+#   computed here too;
 # - a test passes when every assert site of it was reported at least once, every report holds, the child said it
 #   finished the test and exited 0; anything else on the report channel (unknown sites, bad lines) fails it;
 # - the verdict goes to this process's stdout as one line tagged with a nonce that only the host and this
-#   process know (it was in the deleted file), written after every process the child started is dead; this
-#   process is not dumpable, so the child cannot read its memory or open its fds through /proc.
+#   process know (it was in the deleted file), written only once every other process of the sandbox but its
+#   init is dead (the run's stdout is a named pipe the child could open, so a survivor could read the nonce off
+#   the verdict and write its own); this process is not dumpable, so the child cannot read its memory or open
+#   its fds through /proc.
 #
 # The job file (JSON): {"nonce", "mode": "cells" | "program", "cells": [...], "solution", "test"}. "cells": a
 # stateful session's cells replayed one by one (an exception in one does not stop the rest, as in the live
@@ -33,6 +36,7 @@ import os  # noqa: E402
 import selectors  # noqa: E402
 import signal  # noqa: E402
 import subprocess  # noqa: E402
+import time  # noqa: E402
 
 PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36
 JOB_FILE = '.fusebox-test.json'
@@ -174,7 +178,9 @@ class Rewriter(ast.NodeTransformer):
             return ('literal', ast.literal_eval(node))
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             pass
-        if isinstance(node, ast.Compare) and not any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+        if isinstance(node, ast.Compare) and all(
+                not isinstance(op, (ast.Is, ast.IsNot)) or singleton(left) or singleton(right)
+                for op, left, right in zip(node.ops, [node.left, *node.comparators], node.comparators)):
             operands = [self.tree(item, leaves, False) for item in [node.left, *node.comparators]]
             return ('compare', operands, [type(op) for op in node.ops])
         if isinstance(node, ast.BoolOp):
@@ -214,6 +220,11 @@ class Rewriter(ast.NodeTransformer):
                 and func.attr in RUNNER_MATH and self.bound.get('math') == {'import math'}):
             return func.attr, RUNNER_MATH[func.attr]
         return None
+
+
+def singleton(node):
+    """A literal None, True, False or ...: what `is` compares with by identity here as in the test."""
+    return isinstance(node, ast.Constant) and any(node.value is value for value in (None, True, False, ...))
 
 
 def no_arguments():
@@ -281,7 +292,9 @@ def evaluate(tree, values):
         left = evaluate(tree[1][0], values)
         for op, operand in zip(tree[2], tree[1][1:]):
             right = evaluate(operand, values)
-            if isinstance(left, Opaque) or isinstance(right, Opaque):
+            if op in (ast.Is, ast.IsNot):
+                holds = (left is right) == (op is ast.Is)  # one side is a singleton; an Opaque value is none
+            elif isinstance(left, Opaque) or isinstance(right, Opaque):
                 if op not in (ast.Eq, ast.NotEq) or not (isinstance(left, Opaque) and isinstance(right, Opaque)):
                     raise Unverifiable(f'comparing {describe(left)} with {describe(right)}')
                 holds = (left.text == right.text) == (op is ast.Eq)
@@ -338,39 +351,33 @@ def rewrite(code, name, sites):
     return ast.unparse(tree)
 
 
-def kill_descendants():
-    """Kills every process below this one (orphans come back here: this process is their subreaper)."""
+def kill_others():
+    """Kills every other process of this sandbox but its init, and reaps them. False if some are still there.
+
+    The sandbox has its own pid namespace whose init is the driver, this process's parent; everything else in it
+    was started by the child. kill(-1) reaches all of those, whatever they did to hide in the process tree (a
+    thread group whose leader exited shows as a zombie in /proc while its other threads run; orphans come here,
+    as this process is their subreaper), and the kernel sends it so that a fork racing it cannot escape.
+    """
+    if os.getppid() != 1:
+        return False  # not the sandbox this runner knows: kill(-1) could reach its parent
     me = os.getpid()
-    for _ in range(100):
-        parents = {}
-        for entry in os.listdir('/proc'):
-            if not entry.isdigit():
-                continue
+    for _ in range(1000):
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            pass  # nothing left to signal
+        while True:
             try:
-                with open(f'/proc/{entry}/stat', 'rb') as stat:
-                    fields = stat.read().rsplit(b')', 1)[1].split()
-                if fields[0] != b'Z':
-                    parents[int(entry)] = int(fields[1])
-                elif int(fields[1]) == me:
-                    os.waitpid(int(entry), os.WNOHANG)
-            except (OSError, IndexError, ValueError):
-                pass
-        below, frontier = set(), {me}
-        while frontier:
-            frontier = {pid for pid, parent in parents.items() if parent in frontier and pid not in below}
-            below |= frontier
-        if not below:
-            return
-        for pid in below:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        for pid in below:
-            try:
-                os.waitpid(pid, os.WNOHANG)
-            except OSError:
-                pass
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+        if not [entry for entry in os.listdir('/proc') if entry.isdigit() and int(entry) not in (1, me)]:
+            return True
+        time.sleep(0.001)
+    return False
 
 
 def run_child(job, program, check):
@@ -397,7 +404,7 @@ def run_child(job, program, check):
     while open_fds:
         if status is None and child.poll() is not None:
             status = child.returncode
-            kill_descendants()  # the child is gone: so is everything it left, and with them the pipes' writers
+            kill_others()  # the child is gone: so is everything it left, and with them the pipes' writers
         for key, _ in selector.select(timeout=0.05):
             chunk = os.read(key.fd, 65536)
             if not chunk:
@@ -521,7 +528,9 @@ def main():
     else:
         check = CHECK
         verdict = judge(sites, *run_child(job, program, check))
-    kill_descendants()
+    if not kill_others():
+        # Something the child started may still run, and could read the nonce off the verdict: give none.
+        sys.exit('fusebox test runner: processes of the test outlived it')
     line = '\nfusebox-verdict %s %s\n' % (nonce, json.dumps(verdict))
     data = line.encode()
     while data:

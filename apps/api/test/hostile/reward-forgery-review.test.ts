@@ -1,0 +1,188 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PrismaClient } from '@fusebox/db/client';
+import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deriveInstanceHash } from '../../src/tasks/instance-hash';
+import { runCli } from '../serve-process';
+import { type HostileServer, healthProblem, startHostileServer } from './hostile-server';
+
+// More class 5 probes (issue 15), from a review of the trusted test runner: ways around it that
+// reward-forgery.test.ts does not try. As there, each forgery rides a wrong solution and must score 0, its control
+// (the right solution through the same task and mode) must score 1, and the server must stay healthy.
+
+const ADD = {
+  name: 'review-forgery-add',
+  prompt: 'Write add(a, b).',
+  language: 'python',
+  session_mode: 'fresh',
+  tests: [
+    { name: 'small', code: '#<INSERT>\nassert add(2, 3) == 5' },
+    { name: 'negative', code: 'assert add(-4, 1) == -3\nassert add(-2, -2) == -4' },
+  ],
+};
+const PARITY = {
+  name: 'review-forgery-parity',
+  prompt: 'Write is_even(n) and first(xs) (the first item, None when there is none).',
+  language: 'python',
+  session_mode: 'stateful',
+  tests: [
+    { name: 'parity', code: 'assert is_even(3) is False\nassert is_even(4) is True' },
+    { name: 'first', code: 'assert first([]) is None\nassert first([7, 8]) is not None' },
+  ],
+};
+const TASKS = [ADD, PARITY];
+
+const ADD_RIGHT = 'def add(a, b):\n    return a + b';
+const ADD_WRONG = 'def add(a, b):\n    return a - b + 7';
+const PARITY_RIGHT =
+  'def is_even(n):\n    return n % 2 == 0\ndef first(xs):\n    return xs[0] if xs else None';
+const PARITY_WRONG = 'def is_even(n):\n    return n % 2 == 1\ndef first(xs):\n    return xs[-1] if xs else 0';
+
+/** What a survivor writes on the run's stdout while it lives: seen after the verdict, it outlived the runner. */
+const SURVIVOR_MARK = 'fusebox-survivor-alive';
+
+/**
+ * Processes that outlive the runner's clean-up: each forks, closes every fd (so the runner is not kept waiting)
+ * and ends its main thread alone, so its thread group's leader shows as a zombie in /proc while its other threads
+ * run. One thread waits on the run's stdout (the driver's named pipe, which the sandbox's uid may open) for the
+ * runner's verdict line, and writes a passing one with its nonce; another writes a mark there every few ms.
+ */
+const SURVIVORS = String.raw`
+import os, threading, ctypes, re, time
+fifo = os.environ.get('TMPDIR', '/tmp') + '/.fusebox-stdout'
+for _ in range(4):
+    if os.fork() == 0:
+        for fd in range(64):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        def steal():
+            r = os.open(fifo, os.O_RDONLY)
+            data = b''
+            while True:
+                chunk = os.read(r, 65536)
+                if not chunk:
+                    break
+                data += chunk
+                found = re.search(rb'fusebox-verdict ([0-9a-f]+) [^\n]*\n', data)
+                if found:
+                    w = os.open(fifo, os.O_WRONLY)
+                    os.write(w, b'\nfusebox-verdict %s {"passed": true, "status": "success", "detail": ""}\n' % found.group(1))
+                    os.close(w)
+                    break
+            os._exit(0)
+        def mark():
+            w = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            while True:
+                try:
+                    os.write(w, b'\nMARK\n')
+                except OSError:
+                    pass
+                time.sleep(0.002)
+        threading.Thread(target=steal).start()
+        threading.Thread(target=mark).start()
+        ctypes.CDLL(None).syscall(60, 0)  # SYS_exit: this thread alone; the leader stays a zombie
+time.sleep(0.3)
+`.replace('MARK', SURVIVOR_MARK);
+
+/**
+ * Reports every operand of every assert as True, through the runner's own check function (which the model's
+ * code can rebind). A check the child evaluates whole (an `is` with its expected literal) then holds.
+ */
+const ALL_TRUE = [
+  '_check = __fusebox_check__',
+  'def __fusebox_check__(site, *leaves):',
+  '    _check(site, *[(iterable, lambda: True) for iterable, _ in leaves])',
+].join('\n');
+
+let h: HostileServer;
+let database: TestDatabase;
+let prisma: PrismaClient;
+let dir: string;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  prisma = database.reader();
+  dir = mkdtempSync(join(tmpdir(), 'fusebox-forgery-review-'));
+  const file = join(dir, 'tasks.jsonl');
+  writeFileSync(file, TASKS.map((task) => `${JSON.stringify(task)}\n`).join(''));
+  const imported = await runCli(['tasks', 'import', file], database.env);
+  if (imported.code !== 0) throw new Error(`tasks import failed: ${imported.stdout}${imported.stderr}`);
+  h = await startHostileServer(database.env);
+}, 180_000);
+
+afterAll(async () => {
+  await h?.stop();
+  await prisma?.$disconnect();
+  await database?.drop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+async function call(path: string, body: unknown): Promise<Record<string, unknown>> {
+  const answer = await h.post(path, body);
+  expect(answer.status, `${path}: ${answer.text}`).toBe(200);
+  return JSON.parse(answer.text) as Record<string, unknown>;
+}
+
+/** Opens a session, sends the actions, and answers the reward, its stored detail and the test runs' stdout. */
+async function episode(task: { name: string }, actions: string[]) {
+  const { sid } = (await call('/start_instance', {
+    instance_hash: String(deriveInstanceHash(task.name)),
+  })) as { sid: string };
+  for (const content of actions) await call('/process_action', { sid, content: fence(content) });
+  const reward = await call('/compute_reward', { sid });
+  const stored = await prisma.session.findUnique({ where: { id: sid }, select: { rewardDetail: true } });
+  const detail = (stored?.rewardDetail ?? []) as { name: string; passed: boolean; status: string }[];
+  const runs = await prisma.execution.findMany({
+    where: { sessionId: sid, source: 'session_reward' },
+    select: { stdout: true },
+  });
+  return { reward, detail, stdouts: runs.map(({ stdout }) => stdout) };
+}
+
+function fence(code: string): string {
+  return `\`\`\`python\n${code}\n\`\`\``;
+}
+
+async function watched<T>(probe: () => Promise<T>): Promise<T> {
+  const { result, health } = await h.watch(probe);
+  expect(healthProblem(health)).toBeUndefined();
+  return result;
+}
+
+describe('agent session rewards, against forgeries found in review', { timeout: 120_000 }, () => {
+  it('gives no reward to processes that outlive the test as zombie thread groups and forge the verdict', async () => {
+    const [forged, control] = await watched(() =>
+      Promise.all([
+        episode(ADD, [`${ADD_WRONG}\n${SURVIVORS}`]),
+        episode(ADD, [`${ADD_RIGHT}\n${SURVIVORS}`]),
+      ]),
+    );
+    expect(forged.reward, JSON.stringify(forged.detail)).toMatchObject({ reward: 0, f2p_count: 0 });
+    expect(forged.detail.map(({ status }) => status)).toEqual(['wrong_answer', 'wrong_answer']);
+    // The survivors ran (their marks are on stdout), and none was alive once the verdict was written.
+    expect(forged.stdouts).toHaveLength(2);
+    for (const stdout of forged.stdouts) {
+      expect(stdout).toContain(SURVIVOR_MARK);
+      expect(stdout.slice(stdout.indexOf('fusebox-verdict '))).not.toContain(SURVIVOR_MARK);
+    }
+    expect(control.reward, JSON.stringify(control.detail)).toMatchObject({ reward: 1, f2p_count: 2 });
+  });
+
+  it('judges `is True`, `is False` and `is None` in the runner, not in the model’s process', async () => {
+    const [plain, forged, control] = await watched(() =>
+      Promise.all([
+        episode(PARITY, [PARITY_WRONG]),
+        episode(PARITY, [`${PARITY_WRONG}\n${ALL_TRUE}`]),
+        episode(PARITY, [PARITY_RIGHT]),
+      ]),
+    );
+    expect(plain.reward, JSON.stringify(plain.detail)).toMatchObject({ reward: 0, f2p_count: 0 });
+    expect(forged.reward, JSON.stringify(forged.detail)).toMatchObject({ reward: 0, f2p_count: 0 });
+    expect(forged.detail.every(({ passed }) => !passed)).toBe(true);
+    expect(control.reward, JSON.stringify(control.detail)).toMatchObject({ reward: 1, f2p_count: 2 });
+  });
+});
