@@ -94,6 +94,11 @@ export const envSchema = z.object({
   FUSEBOX_MAX_JUPYTER_CELLS: positiveInt(1000),
   /** The largest timeout a request may ask for: compile, run, cell and total timeouts, in seconds. */
   FUSEBOX_MAX_TIMEOUT_S: timerSeconds(3600),
+  /**
+   * The largest `memory_limit_MB` a request may ask for. Anything above the machine's memory means no limit
+   * anyway; past 2^43 MB the bytes no longer fit the kernel's rlimit and the run would fail confusingly.
+   */
+  FUSEBOX_MAX_MEMORY_LIMIT_MB: positiveInt(1024 * 1024),
   /** The largest `idle_timeout` an interpreter session may ask for, in seconds. */
   FUSEBOX_MAX_SESSION_IDLE_TIMEOUT_S: timerSeconds(86_400),
   FUSEBOX_SESSION_MAX: positiveInt(64),

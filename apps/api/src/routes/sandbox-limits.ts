@@ -15,7 +15,7 @@ export interface SandboxLimits {
 
 /**
  * Every count and number the execution routes accept is bounded: `files` and `fetch_files` entries, Jupyter
- * cells, and timeouts (a timer of more than 2^31-1 ms fires at once, and a run of hours holds a permit for
+ * cells, memory limits, and timeouts (a timer of more than 2^31-1 ms fires at once, and a run of hours holds a permit for
  * hours).
  */
 export function sandboxLimits(env: Env): SandboxLimits {
@@ -31,10 +31,22 @@ export function sandboxLimits(env: Env): SandboxLimits {
     max: env.FUSEBOX_MAX_TIMEOUT_S,
     setting: 'FUSEBOX_MAX_TIMEOUT_S',
   });
+  const memoryLimit: FieldLimit = {
+    field: 'memory_limit_MB',
+    kind: 'number',
+    max: env.FUSEBOX_MAX_MEMORY_LIMIT_MB,
+    setting: 'FUSEBOX_MAX_MEMORY_LIMIT_MB',
+  };
   return {
     maxBodyBytes: env.FUSEBOX_MAX_BODY_BYTES,
     maxJsonDepth: env.FUSEBOX_MAX_JSON_DEPTH,
-    runCode: [timeout('compile_timeout'), timeout('run_timeout'), files('files'), files('fetch_files')],
+    runCode: [
+      timeout('compile_timeout'),
+      timeout('run_timeout'),
+      memoryLimit,
+      files('files'),
+      files('fetch_files'),
+    ],
     runJupyter: [
       {
         field: 'cells',
@@ -44,11 +56,13 @@ export function sandboxLimits(env: Env): SandboxLimits {
       },
       timeout('cell_timeout'),
       timeout('total_timeout'),
+      memoryLimit,
       files('files'),
       files('fetch_files'),
     ],
     createSession: [
       timeout('cell_timeout'),
+      memoryLimit,
       {
         field: 'idle_timeout',
         kind: 'number',

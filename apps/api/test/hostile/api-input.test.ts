@@ -318,6 +318,34 @@ describe('hostile input to the API', () => {
     });
   });
 
+  describe('memory limits', () => {
+    it('refuses a memory_limit_MB past FUSEBOX_MAX_MEMORY_LIMIT_MB on every route, and runs with the maximum', async () => {
+      await watched(async () => {
+        // 2^53 - 1 MB is a valid JSON integer whose bytes overflow the kernel's rlimit.
+        const huge = Number.MAX_SAFE_INTEGER;
+        for (const [path, body] of [
+          ['/run_code', { code: 'print(1)', language: 'python', memory_limit_MB: huge }],
+          ['/run_jupyter', { cells: ['1'], memory_limit_MB: huge }],
+          ['/v1/sandbox/sessions', { memory_limit_MB: huge }],
+        ] as const) {
+          const refused = detailOf(await h.post(path, body));
+          expect(refused).toMatchObject({
+            type: 'less_than_equal',
+            loc: ['body', 'memory_limit_MB'],
+            ctx: { le: 1024 * 1024 },
+          });
+          expect(refused.msg).toContain('FUSEBOX_MAX_MEMORY_LIMIT_MB');
+        }
+        const accepted = await h.post('/run_code', {
+          code: 'print(1)',
+          language: 'python',
+          memory_limit_MB: 1024 * 1024,
+        });
+        expect(json(accepted)).toMatchObject({ status: 'Success', run_result: { stdout: '1\n' } });
+      });
+    });
+  });
+
   describe('tRPC numeric inputs', () => {
     const hostile: [procedure: string, input: Record<string, unknown>][] = [
       ['executions.list', { from: 1e300 }],
