@@ -90,7 +90,7 @@ async function runTrustedTest(
 ) {
   const job = trustedTestJob(task, test.code, subject);
   const { response, row } = await runProgram(sandbox, job.request);
-  const verdict = trustedVerdict(response, job.nonce);
+  const verdict = trustedVerdict(response, job.key);
   if (verdict === undefined) {
     // A timeout, a crash or a memory limit says so; a runner that ended well without one verdict line is broken.
     const ran = outcome(task, test, response);

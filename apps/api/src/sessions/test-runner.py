@@ -14,13 +14,13 @@
 #   computed here too;
 # - a test passes when every assert site of it was reported at least once, every report holds, the child said it
 #   finished the test and exited 0; anything else on the report channel (unknown sites, bad lines) fails it;
-# - the verdict goes to this process's stdout as one line tagged with a nonce that only the host and this
-#   process know (it was in the deleted file), written only once every other process of the sandbox but its
-#   init is dead (the run's stdout is a named pipe the child could open, so a survivor could read the nonce off
-#   the verdict and write its own); this process is not dumpable, so the child cannot read its memory or open
-#   its fds through /proc.
+# - the verdict goes to this process's stdout as one line signed with a key that only the host and this
+#   process know (it was in the deleted file; HMAC-SHA256, so the line never shows the key), written only once
+#   every other process of the sandbox but its init is dead. The run's stdout is a named pipe the child can
+#   open: a process still there could read the line, but not sign another. This process is not dumpable, so
+#   the child cannot read its memory or open its fds through /proc.
 #
-# The job file (JSON): {"nonce", "mode": "cells" | "program", "cells": [...], "solution", "test"}. "cells": a
+# The job file (JSON): {"key", "mode": "cells" | "program", "cells": [...], "solution", "test"}. "cells": a
 # stateful session's cells replayed one by one (an exception in one does not stop the rest, as in the live
 # session), then the test. "program": the test with the solution at its #<INSERT> line (or before it).
 import sys
@@ -29,6 +29,8 @@ sys.path.pop(0)  # the working directory: a setup file there must not shadow wha
 
 import ast  # noqa: E402
 import ctypes  # noqa: E402
+import hashlib  # noqa: E402
+import hmac  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import operator  # noqa: E402
@@ -538,7 +540,7 @@ def main():
     with open(JOB_FILE, 'rb') as file:
         job = json.load(file)
     os.unlink(JOB_FILE)
-    nonce = job['nonce']
+    key = job['key'].encode()
     sites = []
     try:
         if job['mode'] == 'cells':
@@ -553,9 +555,10 @@ def main():
         check = CHECK
         verdict = judge(sites, *run_child(job, program, check))
     if not kill_others():
-        # Something the child started may still run, and could read the nonce off the verdict: give none.
+        # Something the child started may still run: give no verdict it could see.
         sys.exit('fusebox test runner: processes of the test outlived it')
-    line = '\nfusebox-verdict %s %s\n' % (nonce, json.dumps(verdict))
+    text = json.dumps(verdict)  # ASCII: the host reads the same bytes back
+    line = '\nfusebox-verdict %s %s\n' % (hmac.new(key, text.encode(), hashlib.sha256).hexdigest(), text)
     data = line.encode()
     while data:
         data = data[os.write(1, data):]

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import {
   type RunCodeRequest,
@@ -15,7 +15,8 @@ import type { StoredTask } from '../tasks/stored-task';
 const RUNNER_SOURCE = readFileSync(new URL('./test-runner.py', import.meta.url), 'utf8');
 /** Where the runner finds its job; it deletes the file before any of the model's code runs. */
 const JOB_FILE = '.fusebox-test.json';
-const VERDICT_PREFIX = 'fusebox-verdict ';
+/** A verdict line: the HMAC-SHA256 of the verdict's JSON (hex), and the JSON. */
+const VERDICT_LINE = /^fusebox-verdict ([0-9a-f]{64}) (.+)$/;
 
 /** What a test runs against: a stateful session's cells (replayed), or a fresh session's program. */
 export type TestSubject = { mode: 'cells'; cells: string[] } | { mode: 'program'; solution: string };
@@ -33,21 +34,21 @@ const verdictSchema = z.object({
   detail: z.string(),
 });
 
-/** A runner job: the `/run_code` request, and the nonce its verdict line must carry. */
+/** A runner job: the `/run_code` request, and the key its verdict line must be signed with. */
 export interface TrustedTestJob {
   request: RunCodeRequest;
-  nonce: string;
+  key: string;
 }
 
 /**
  * The `/run_code` request that runs one assert test in the trusted runner. The job (the model's code, the test
- * and the nonce) goes in as a file the runner reads and deletes first; the nonce is fresh for every run.
+ * and the key) goes in as a file the runner reads and deletes first; the key is fresh for every run.
  */
 export function trustedTestJob(task: StoredTask, testCode: string, subject: TestSubject): TrustedTestJob {
   const { runTimeoutS, memoryLimitMB } = task.settings;
-  const nonce = randomBytes(24).toString('hex');
+  const key = randomBytes(32).toString('hex');
   const job = {
-    nonce,
+    key,
     mode: subject.mode,
     cells: subject.mode === 'cells' ? subject.cells : [],
     solution: subject.mode === 'program' ? subject.solution : '',
@@ -55,7 +56,7 @@ export function trustedTestJob(task: StoredTask, testCode: string, subject: Test
   };
   const runs = subject.mode === 'cells' ? subject.cells.length + 1 : 1;
   return {
-    nonce,
+    key,
     request: runCodeRequestSchema.parse({
       code: RUNNER_SOURCE,
       language: 'python',
@@ -69,19 +70,29 @@ export function trustedTestJob(task: StoredTask, testCode: string, subject: Test
 
 /**
  * The verdict of a runner's run, from what the host saw: the exit status the sandbox's driver reported for the
- * runner (0), and exactly one line on its stdout tagged with this run's nonce. Anything else (a timeout, a
- * crash, no verdict, two verdicts) is undefined: the test did not pass, and describeRun says why.
+ * runner (0), and exactly one line on its stdout signed with this run's key (HMAC-SHA256 of the verdict's JSON:
+ * the line never shows the key, so whatever reads it cannot sign another). Anything else (a timeout, a crash, no
+ * verdict, two verdicts) is undefined: the test did not pass, and describeRun says why.
  */
-export function trustedVerdict(response: RunCodeResponse, nonce: string): TrustedVerdict | undefined {
+export function trustedVerdict(response: RunCodeResponse, key: string): TrustedVerdict | undefined {
   const run = response.run_result;
   if (response.status !== 'Success' || run?.status !== 'Finished' || run.return_code !== 0) return undefined;
-  const tag = `${VERDICT_PREFIX}${nonce} `;
-  const lines = (run.stdout ?? '').split('\n').filter((line) => line.startsWith(tag));
-  if (lines.length !== 1) return undefined;
+  const signed = (run.stdout ?? '').split('\n').flatMap((line) => {
+    const match = VERDICT_LINE.exec(line);
+    return match && signs(key, match[2] as string, match[1] as string) ? [match[2] as string] : [];
+  });
+  if (signed.length !== 1) return undefined;
   try {
-    const parsed = verdictSchema.safeParse(JSON.parse((lines[0] as string).slice(tag.length)));
+    const parsed = verdictSchema.safeParse(JSON.parse(signed[0] as string));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** Whether `mac` (hex) is the runner's signature of `text` with `key`. */
+function signs(key: string, text: string, mac: string): boolean {
+  const expected = createHmac('sha256', key).update(text).digest();
+  const given = Buffer.from(mac, 'hex');
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }
