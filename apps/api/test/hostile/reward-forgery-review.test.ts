@@ -50,7 +50,8 @@ const SURVIVOR_MARK = 'fusebox-survivor-alive';
  * Processes that outlive the runner's clean-up: each forks, closes every fd (so the runner is not kept waiting)
  * and ends its main thread alone, so its thread group's leader shows as a zombie in /proc while its other threads
  * run. One thread waits on the run's stdout (the driver's named pipe, which the sandbox's uid may open) for the
- * runner's verdict line, and writes a passing one with its nonce; another writes a mark there every few ms.
+ * runner's verdict line, and writes a passing one with what the line carries (once the nonce, now a signature);
+ * another writes a mark there every few ms.
  */
 const SURVIVORS = String.raw`
 import os, threading, ctypes, re, time
