@@ -306,13 +306,13 @@ def evaluate(tree, values):
                 return False
             left = right
         return True
-    if kind == 'and':
+    if kind in ('and', 'or'):
+        # Python's value, not its truth: `(x or 0) == 1` must not hold for every truthy x.
         for item in tree[1]:
-            if not truth(evaluate(item, values)):
-                return False
-        return True
-    if kind == 'or':
-        return any(truth(evaluate(item, values)) for item in tree[1])
+            value = evaluate(item, values)
+            if truth(value) == (kind == 'or'):
+                return value
+        return value
     if kind == 'not':
         return not truth(evaluate(tree[1], values))
     if kind == 'unary':

@@ -35,13 +35,27 @@ const PARITY = {
     { name: 'first', code: 'assert first([]) is None\nassert first([7, 8]) is not None' },
   ],
 };
-const TASKS = [ADD, PARITY];
+const COUNT = {
+  name: 'review-forgery-count',
+  prompt: 'Write count(xs), the number of items in xs.',
+  language: 'python',
+  session_mode: 'stateful',
+  tests: [
+    { name: 'one', code: 'assert (count([5]) or -1) == 1' },
+    { name: 'empty', code: 'assert (count([]) and 9) == 0' },
+  ],
+};
+const TASKS = [ADD, PARITY, COUNT];
 
 const ADD_RIGHT = 'def add(a, b):\n    return a + b';
 const ADD_WRONG = 'def add(a, b):\n    return a - b + 7';
 const PARITY_RIGHT =
   'def is_even(n):\n    return n % 2 == 0\ndef first(xs):\n    return xs[0] if xs else None';
 const PARITY_WRONG = 'def is_even(n):\n    return n % 2 == 1\ndef first(xs):\n    return xs[-1] if xs else 0';
+
+const COUNT_RIGHT = 'def count(xs):\n    return len(xs)';
+// Truthy everywhere: `(7 or -1) == 1` is False in Python, but True == 1 if `or` gives a bool.
+const COUNT_WRONG = 'def count(xs):\n    return 7';
 
 /** What a survivor writes on the run's stdout while it lives: seen after the verdict, it outlived the runner. */
 const SURVIVOR_MARK = 'fusebox-survivor-alive';
@@ -187,6 +201,17 @@ describe('agent session rewards, against forgeries found in review', { timeout: 
     expect(plain.reward, JSON.stringify(plain.detail)).toMatchObject({ reward: 0, f2p_count: 0 });
     expect(forged.reward, JSON.stringify(forged.detail)).toMatchObject({ reward: 0, f2p_count: 0 });
     expect(forged.detail.every(({ passed }) => !passed)).toBe(true);
+    expect(control.reward, JSON.stringify(control.detail)).toMatchObject({ reward: 1, f2p_count: 2 });
+  });
+});
+
+describe('agent session rewards, against a runner that must compute `and` and `or` as Python does', () => {
+  it('takes the value of `x or y` and `x and y`, not their truth', async () => {
+    const [forged, control] = await watched(() =>
+      Promise.all([episode(COUNT, [COUNT_WRONG]), episode(COUNT, [COUNT_RIGHT])]),
+    );
+    expect(forged.reward, JSON.stringify(forged.detail)).toMatchObject({ reward: 0, f2p_count: 0 });
+    expect(forged.detail.map(({ status }) => status)).toEqual(['wrong_answer', 'wrong_answer']);
     expect(control.reward, JSON.stringify(control.detail)).toMatchObject({ reward: 1, f2p_count: 2 });
   });
 });
