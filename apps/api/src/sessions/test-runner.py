@@ -225,8 +225,9 @@ class Rewriter(ast.NodeTransformer):
 
 
 def singleton(node):
-    """A literal None, True, False or ...: what `is` compares with by identity here as in the test."""
-    return isinstance(node, ast.Constant) and any(node.value is value for value in (None, True, False, ...))
+    """A literal None, True or False: what `is` compares with by identity here as in the test (the repr of
+    Ellipsis is no literal, so `x is ...` stays the child's)."""
+    return isinstance(node, ast.Constant) and any(node.value is value for value in (None, True, False))
 
 
 def no_arguments():
