@@ -19,7 +19,7 @@ import { SandboxPool } from './sandbox-pool';
 import { interpreterCommand } from './session/interpreter';
 import { type JupyterOutcome, runJupyterRequest } from './session/jupyter';
 import { SessionManager } from './session/session-manager';
-import { stepDriverCommand } from './step-driver';
+import { sandboxProcessLimit, stepDriverCommand } from './step-driver';
 
 /** A finished `/run_code`: SandboxFusion's response plus Fusebox's timing. */
 export interface CodeExecution extends CodeRunOutcome {
@@ -73,16 +73,17 @@ export class Executor {
     this.#gate = new FifoGate(options.concurrency, options.queueLimit);
     const onError = (error: unknown) => options.warn(`sandbox: ${(error as Error).message}`);
     const fileSizeBytes = options.diskLimitMB * MB;
+    const maxProcesses = sandboxProcessLimit(options.isolation, options.maxProcesses);
     this.#codePool = new SandboxPool(
       launcher,
       // The driver is pid 1, so the status and times it reports cannot be forged by the code it runs.
-      { command: stepDriverCommand(fileSizeBytes), init: true },
+      { command: stepDriverCommand(fileSizeBytes, maxProcesses), init: true },
       options.warmSandboxes,
       onError,
     );
     this.#interpreterPool = new SandboxPool(
       launcher,
-      { command: interpreterCommand(fileSizeBytes), init: false },
+      { command: interpreterCommand(fileSizeBytes, maxProcesses), init: false },
       Math.min(options.warmSandboxes, WARM_INTERPRETERS),
       onError,
     );

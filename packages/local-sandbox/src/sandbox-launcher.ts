@@ -41,7 +41,7 @@ export interface LauncherOptions {
   diskBytes: number;
   /** Memory of all the sandbox's processes together, tmpfs included (cgroup). */
   memoryCapBytes: number;
-  /** Processes and threads of the sandbox together (cgroup, and `RLIMIT_NPROC` in its user namespace). */
+  /** Processes and threads of the sandbox together (cgroup; the sandbox's commands set `RLIMIT_NPROC` too). */
   maxProcesses: number;
   /** Bytes kept per output stream. */
   outputLimitBytes: number;
@@ -62,13 +62,6 @@ const START_TIMEOUT_MS = 30_000;
 const BACKGROUND_NICENESS = 10;
 /** See {@link Sandbox}: 1-2 the driver's own output, 3 its job, 4 its events, 5-6 the compile step's output. */
 const SANDBOX_FDS = [1, 2, 3, 4, 5, 6];
-/**
- * Runs a sandbox's command (as the same pid: `exec`) under `RLIMIT_NPROC` = its first argument. Set inside the
- * sandbox's user namespace, the kernel (5.14 and later) counts it per user namespace, so it caps this sandbox's
- * processes and threads alone: the one process cap there is without cgroups (Fusebox not root), and a second
- * one with them. Set outside, it would count every process of the host uid, the API's own included.
- */
-const PROCESS_LIMIT = ['/bin/bash', '-c', 'ulimit -u "$1" && shift && exec "$@"', 'fusebox-limits'];
 const CONTROL_FD = 3;
 /** Beyond the output an interpreter's reply carries (two streams, base64), room for displays and tracebacks. */
 const EVENT_LINE_MARGIN_BYTES = 1024 * 1024;
@@ -309,8 +302,6 @@ export class SandboxLauncher {
               '--chdir',
               inside,
               '--',
-              ...PROCESS_LIMIT,
-              String(this.options.maxProcesses),
               ...command,
             ])
           : ['/usr/bin/env', '-C', inside, ...command],

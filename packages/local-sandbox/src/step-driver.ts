@@ -1,3 +1,4 @@
+import type { Isolation } from './sandbox-launcher';
 import { shellCommand } from './shell-quote';
 
 /**
@@ -21,7 +22,7 @@ export const RUN_STDIO = {
  * kills whatever the steps left running.
  */
 export const STEP_DRIVER = `
-ulimit -c 0 && ulimit -f "$1" || exit 1
+ulimit -c 0 && ulimit -f "$1" && { [ -z "$2" ] || ulimit -u "$2"; } || exit 1
 io="$TMPDIR"
 mkfifo "$io/${RUN_STDIO.stdout}" "$io/${RUN_STDIO.stderr}" || exit 1
 echo ready >&4
@@ -44,13 +45,31 @@ echo "ran $? $EPOCHREALTIME" >&4
 
 /**
  * The command of a code sandbox: {@link STEP_DRIVER} in bash, with the limits no step may raise (no core dumps,
- * files of at most `fileSizeBytes`; bash counts them in KiB).
+ * files of at most `fileSizeBytes`, bash counts them in KiB; at most `maxProcesses` processes and threads, see
+ * {@link sandboxProcessLimit}).
  *
  * @example
- * pool = new SandboxPool(launcher, { command: stepDriverCommand(512 * 1024 * 1024), init: true }, 2, onError);
+ * pool = new SandboxPool(launcher, { command: stepDriverCommand(512 * 1024 * 1024, 512), init: true }, 2, onError);
  */
-export function stepDriverCommand(fileSizeBytes: number): string[] {
-  return ['/bin/bash', '-c', STEP_DRIVER, 'fusebox-driver', String(Math.ceil(fileSizeBytes / 1024))];
+export function stepDriverCommand(fileSizeBytes: number, maxProcesses: number | undefined): string[] {
+  return [
+    '/bin/bash',
+    '-c',
+    STEP_DRIVER,
+    'fusebox-driver',
+    String(Math.ceil(fileSizeBytes / 1024)),
+    maxProcesses === undefined ? '' : String(maxProcesses),
+  ];
+}
+
+/**
+ * The `RLIMIT_NPROC` a sandbox's own command sets, or none. Set inside the sandbox's user namespace, Linux
+ * (5.14 and later) counts it per user namespace, so it caps that sandbox's processes and threads alone: the one
+ * process cap there is without cgroups (Fusebox not root), and a second one beside them. Without isolation there
+ * is no namespace, and the limit would count every process of the host uid, the API's own included: none then.
+ */
+export function sandboxProcessLimit(isolation: Isolation, maxProcesses: number): number | undefined {
+  return isolation === 'bwrap' ? maxProcesses : undefined;
 }
 
 /** One step of a job: an argv, and an address-space limit in bytes (undefined: none). */

@@ -7,9 +7,12 @@ import type { Sandbox } from '../sandbox';
 /** The Python source of the session interpreter; it runs with `python3 -c`, so the sandbox needs no file of ours. */
 const KERNEL_SOURCE = readFileSync(new URL('./kernel.py', import.meta.url), 'utf8');
 
-/** The command a warm interpreter sandbox runs; its files may be at most `fileSizeBytes`, and it dumps no core. */
-export function interpreterCommand(fileSizeBytes: number): string[] {
-  return ['/usr/bin/python3', '-c', KERNEL_SOURCE, String(fileSizeBytes)];
+/**
+ * The command a warm interpreter sandbox runs; its files may be at most `fileSizeBytes`, it dumps no core, and
+ * it has at most `maxProcesses` processes and threads (see `sandboxProcessLimit`).
+ */
+export function interpreterCommand(fileSizeBytes: number, maxProcesses: number | undefined): string[] {
+  return ['/usr/bin/python3', '-c', KERNEL_SOURCE, String(fileSizeBytes), String(maxProcesses ?? -1)];
 }
 
 /** setTimeout's largest delay; longer cell timeouts are clamped to it. */

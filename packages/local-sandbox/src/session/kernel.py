@@ -131,6 +131,8 @@ def main():
     global OUTPUT_LIMIT
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[1]), int(sys.argv[1])))
+    if int(sys.argv[2]) > 0:
+        resource.setrlimit(resource.RLIMIT_NPROC, (int(sys.argv[2]), int(sys.argv[2])))
     # Programs a cell starts (os.system, exec) do not get the channels.
     os.set_inheritable(3, False)
     os.set_inheritable(4, False)
