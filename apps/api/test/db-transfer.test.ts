@@ -11,7 +11,7 @@ import {
   createPostgresTestDatabase,
 } from '@fusebox/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dumpLine, writeDump } from './rollouts/dump-fixture';
+import { dumpLine, writeDump } from '@fusebox/testing/rollout-dump';
 import { runCli, startServer } from './serve-process';
 import { BUILTIN, act, fenced, post } from './session-client';
 

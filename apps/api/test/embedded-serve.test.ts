@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dumpLine, writeDump } from './rollouts/dump-fixture';
+import { dumpLine, writeDump } from '@fusebox/testing/rollout-dump';
 import { type RunningServer, runCli, startServer } from './serve-process';
 import { BUILTIN, act, fenced, post } from './session-client';
 

@@ -2,10 +2,13 @@ import { databaseTarget } from '../database';
 import { readEnv } from '../env';
 import { openImporter } from '../local-import/open-importer';
 import { ServerImportError } from '../local-import/server-import-error';
-import type { ImportProblem } from '../rollouts/import-file';
-import { DEFAULT_IMPORT_JOBS, type ImportSummary } from '../rollouts/import-dump';
-import { RolloutImportError } from '../rollouts/rollout-import-error';
-import { watchDump } from '../rollouts/watch-dump';
+import {
+  DEFAULT_IMPORT_JOBS,
+  type ImportProblem,
+  type ImportSummary,
+  RolloutImportError,
+  watchDump,
+} from '@fusebox/rollouts';
 import { type Command, UsageError } from './command';
 import { formatBytes, progressBar } from './rollouts-progress';
 

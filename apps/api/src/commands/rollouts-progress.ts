@@ -1,4 +1,4 @@
-import type { ImportProgress } from '../rollouts/import-dump';
+import type { ImportProgress } from '@fusebox/rollouts';
 
 const WIDTH = 28;
 const REDRAW_MS = 100;

@@ -1,6 +1,6 @@
 import type { PrismaClient } from '@fusebox/db/client';
 import type { Database } from '@fusebox/db/database';
-import { type ImportDumpOptions, type ImportSummary, importDump } from '../rollouts/import-dump';
+import { type ImportDumpOptions, type ImportSummary, importDump } from '@fusebox/rollouts';
 import { type TaskImportOptions, type TaskImportSummary, importTasks } from '../tasks/import-tasks';
 
 /**

@@ -3,8 +3,7 @@ import { createHeldPrismaClient } from '@fusebox/db/held-database';
 import { LOCAL_TOKEN_HEADER } from '@fusebox/db/local-protocol';
 import type { ServerRecord } from '@fusebox/db/server-record';
 import type { z } from 'zod';
-import type { ImportDumpOptions, ImportSummary } from '../rollouts/import-dump';
-import { RolloutImportError } from '../rollouts/rollout-import-error';
+import { type ImportDumpOptions, type ImportSummary, RolloutImportError } from '@fusebox/rollouts';
 import type { TaskImportOptions, TaskImportSummary } from '../tasks/import-tasks';
 import type { Importer } from './importer';
 import {

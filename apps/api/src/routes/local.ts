@@ -14,7 +14,7 @@ import {
   rolloutsImportRequestSchema,
   tasksImportRequestSchema,
 } from '../local-import/import-protocol';
-import { importDump } from '../rollouts/import-dump';
+import { importDump } from '@fusebox/rollouts';
 import { importTasks } from '../tasks/import-tasks';
 
 /** Progress events are sent at most this often; problems, files and the end are sent at once. */

@@ -1,6 +1,6 @@
 import type { PrismaClient } from '@fusebox/db/client';
 import { type ExecutionRow, executionColumns } from '../execution-recorder';
-import { uuidV7 } from '../rollouts/uuid-v7';
+import { uuidV7 } from '@fusebox/rollouts';
 
 /** One /process_action as stored: the action, the executions it took (its own last) and its effect on the session. */
 export interface StoredAction {

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import type { PrismaClient } from '@fusebox/db/client';
-import { readLines } from '../rollouts/read-lines';
+import { readLines } from '@fusebox/rollouts';
 import { type TaskFormat, parseTaskLine } from './parse-task-line';
 import type { TaskRecord } from './task-record';
 import { upsertTasks } from './upsert-tasks';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RouterContext, createRouterContext } from '../router-context';
-import { importDump } from '../../src/rollouts/import-dump';
-import { dumpLine, writeDump } from './dump-fixture';
+import { importDump } from '@fusebox/rollouts';
+import { dumpLine, writeDump } from '@fusebox/testing/rollout-dump';
 
 describe('the rollouts router', () => {
   let context: RouterContext;

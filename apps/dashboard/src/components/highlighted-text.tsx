@@ -1,7 +1,6 @@
 'use client';
 
-import { matchRanges, segments } from '@fusebox/api/rollouts/match-ranges';
-import type { SearchQuery } from '@fusebox/api/rollouts/search-query';
+import { type SearchQuery, matchRanges, segments } from '@fusebox/rollouts/query';
 import { useMemo } from 'react';
 
 /** Text with the search's matches marked; the same matching rules as the server's search. */

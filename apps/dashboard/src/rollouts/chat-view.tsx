@@ -1,7 +1,6 @@
 'use client';
 
-import type { SearchQuery } from '@fusebox/api/rollouts/search-query';
-import { matchRanges } from '@fusebox/api/rollouts/match-ranges';
+import { type SearchQuery, matchRanges } from '@fusebox/rollouts/query';
 import { useMemo, useState } from 'react';
 import { CodeBlock } from '~/components/code-block';
 import { HighlightedText } from '~/components/highlighted-text';

@@ -1,6 +1,6 @@
 'use client';
 
-import { parseSearchQuery } from '@fusebox/api/rollouts/search-query';
+import { parseSearchQuery } from '@fusebox/rollouts/query';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from '~/components/link';
 import { type RefObject, useMemo } from 'react';

@@ -2,11 +2,17 @@ import type { PrismaClient } from '@fusebox/db/client';
 import { Prisma } from '@fusebox/db/prisma';
 import { TRPCError, type TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
-import { matchRanges } from '../../rollouts/match-ranges';
-import { sampleFilterSchema, sampleOrder, sampleWhere } from '../../rollouts/sample-filter';
-import { parseSearchQuery } from '../../rollouts/search-query';
-import { joinMatches, matchKey, searchSamples } from '../../rollouts/search-samples';
-import { snippet } from '../../rollouts/snippet';
+import {
+  joinMatches,
+  matchKey,
+  matchRanges,
+  parseSearchQuery,
+  sampleFilterSchema,
+  sampleOrder,
+  sampleWhere,
+  searchSamples,
+  snippet,
+} from '@fusebox/rollouts';
 import { pgInt } from '../../input/bounded-numbers';
 import { publicProcedure } from '../init';
 

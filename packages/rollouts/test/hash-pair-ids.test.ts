@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HashPairIds } from '../../src/rollouts/hash-pair-ids';
+import { HashPairIds } from '../src/hash-pair-ids';
 
 describe('HashPairIds', () => {
   it('gives each pair one dense id, kept as the table grows', () => {

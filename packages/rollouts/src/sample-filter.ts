@@ -1,6 +1,5 @@
 import { Prisma } from '@fusebox/db/prisma';
 import { z } from 'zod';
-import { pgInt } from '../input/bounded-numbers';
 
 /** A condition on one extra field of the dump (acc, pred, …): a numeric range, or an exact value. */
 export const fieldFilterSchema = z
@@ -15,12 +14,18 @@ export const fieldFilterSchema = z
     message: 'a field filter needs min, max or equals',
   });
 
+/** The range of a Postgres `integer` column such as `step`: beyond it the database throws. */
+const PG_INT = z
+  .int()
+  .min(-(2 ** 31))
+  .max(2 ** 31 - 1);
+
 export const SAMPLE_SORTS = ['line', 'score_desc', 'score_asc'] as const;
 
 /** Which samples of a step to show, in which order: the sample list's filters, also used to step through them. */
 export const sampleFilterSchema = z.object({
   runId: z.uuid(),
-  step: pgInt(),
+  step: PG_INT,
   scoreMin: z.number().optional(),
   scoreMax: z.number().optional(),
   fields: z.array(fieldFilterSchema).max(20).default([]),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { uuidV7 } from '../../src/rollouts/uuid-v7';
+import { uuidV7 } from '../src/uuid-v7';
 
 describe('uuidV7', () => {
   it('is a version 7 UUID that starts with the time in milliseconds', () => {

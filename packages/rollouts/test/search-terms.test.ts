@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { matchRanges } from '../../src/rollouts/match-ranges';
-import { parseSearchQuery } from '../../src/rollouts/search-query';
-import { words } from '../../src/rollouts/search-terms';
-import { TermPostings } from '../../src/rollouts/term-postings';
+import { matchRanges } from '../src/match-ranges';
+import { parseSearchQuery } from '../src/search-query';
+import { words } from '../src/search-terms';
+import { TermPostings } from '../src/term-postings';
 
 /** The words the index keeps for each sample text, with the lines that hold them. */
 function indexed(...samples: string[][]): [string, number[]][] {

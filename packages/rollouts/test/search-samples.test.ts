@@ -1,20 +1,23 @@
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Database } from '@fusebox/db/database';
+import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
+import { dumpLine, writeDump } from '@fusebox/testing/rollout-dump';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RouterContext, createRouterContext } from '../router-context';
-import { importDump } from '../../src/rollouts/import-dump';
-import { parseSearchQuery } from '../../src/rollouts/search-query';
-import { searchSamples } from '../../src/rollouts/search-samples';
-import { dumpLine, writeDump } from './dump-fixture';
+import { importDump } from '../src/import-dump';
+import { parseSearchQuery } from '../src/search-query';
+import { searchSamples } from '../src/search-samples';
 
 // The search reads the index a few hundred rows at a time, in step order, and stops once it has enough. A small
 // `rowsPerRead` makes these few samples take several reads, some of which cut a step short: all must agree.
 describe('searchSamples', () => {
-  let context: RouterContext;
+  let database: TestDatabase;
+  let opened: Database;
   let runId: string;
 
   beforeAll(async () => {
-    context = await createRouterContext();
+    database = await createTestDatabase();
+    opened = await database.open();
     const files: Record<string, Record<string, unknown>[]> = {};
     for (const step of [3, 1, 2]) {
       files[`${step}.jsonl`] = Array.from({ length: 4 }, (_, index) =>
@@ -26,18 +29,21 @@ describe('searchSamples', () => {
       );
     }
     const dir = await writeDump(files);
-    runId = (await importDump(context.opened.sql, { dir, name: 'search-run' })).run.id;
+    runId = (await importDump(opened.sql, { dir, name: 'search-run' })).run.id;
     // Step 3 grows while training writes it: the new lines are a second piece, with index rows of their own.
     await appendFile(
       join(dir, '3.jsonl'),
       `${JSON.stringify(dumpLine({ step: 3, output: 'assistant\nthe answer is odd, said late' }))}\n`,
     );
-    await importDump(context.opened.sql, { dir, name: 'search-run' });
+    await importDump(opened.sql, { dir, name: 'search-run' });
   });
-  afterAll(() => context?.close());
+  afterAll(async () => {
+    await opened?.close();
+    await database?.drop();
+  });
 
   const search = (text: string, options: { rowsPerRead?: number; step?: number; countCap?: number }) =>
-    searchSamples(context.services.prisma, parseSearchQuery(text), {
+    searchSamples(opened.prisma, parseSearchQuery(text), {
       runId,
       countCap: 5,
       phraseCandidates: 4,

@@ -1,0 +1,33 @@
+// The rollout import and search: verl `{step}.jsonl` dumps into the database, and the samples found again.
+export {
+  DEFAULT_IMPORT_JOBS,
+  type ImportDumpOptions,
+  type ImportProgress,
+  type ImportSummary,
+  importDump,
+} from './import-dump';
+export type { ImportProblem } from './import-file';
+export { type WatchDumpOptions, watchDump } from './watch-dump';
+export type { RunRef } from './rollout-run';
+export { RolloutImportError } from './rollout-import-error';
+export { type FileLine, readLines } from './read-lines';
+export { uuidV7 } from './uuid-v7';
+export {
+  SAMPLE_SORTS,
+  type SampleFilter,
+  fieldFilterSchema,
+  sampleFilterSchema,
+  sampleOrder,
+  sampleWhere,
+} from './sample-filter';
+export { type SearchQuery, parseSearchQuery } from './search-query';
+export {
+  type SearchMatch,
+  type SearchOptions,
+  type SearchResult,
+  joinMatches,
+  matchKey,
+  searchSamples,
+} from './search-samples';
+export { type Range, type Segment, matchRanges, segments } from './match-ranges';
+export { snippet } from './snippet';

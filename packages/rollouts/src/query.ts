@@ -1,0 +1,3 @@
+// What a browser needs to read a search and mark its matches by the server's rules: pure, no Node or database.
+export { type SearchQuery, parseSearchQuery } from './search-query';
+export { type Range, type Segment, matchRanges, segments } from './match-ranges';
