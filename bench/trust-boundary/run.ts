@@ -2,7 +2,7 @@
 // masked /proc, the driver as pid 1) costs a run, side by side with the executor of the commit before it, in
 // one process, passes interleaved so that both see the same machine.
 //
-// node --import tsx bench/trust-boundary/run.ts [--base <commit>]
+// node --conditions=@fusebox/source --import tsx bench/trust-boundary/run.ts [--base <commit>]
 //
 // The base commit is checked out as a git worktree beside this one (node_modules linked), and its executor is
 // imported from there.
@@ -119,7 +119,7 @@ for (const { concurrency } of LOADS) {
 
 const markdown = `# Trust boundary benchmark
 
-Command: \`node --import tsx bench/trust-boundary/run.ts --base ${base}\`
+Command: \`node --conditions=@fusebox/source --import tsx bench/trust-boundary/run.ts --base ${base}\`
 Date: ${new Date().toISOString()}
 Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; load average ${loadBefore.map((n) => n.toFixed(1)).join(' ')} before, ${loadavg()
   .map((n) => n.toFixed(1))
