@@ -69,6 +69,7 @@ describe('fusebox serve without working isolation', { timeout: 120_000 }, () => 
       expect(server.output()).toContain('WARNING: ISOLATION IS OFF');
       const response = await fetch(`${server.url}/run_code`, {
         method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ code: 'print(6 * 7)', language: 'python' }),
       });
       expect(await response.json()).toMatchObject({ status: 'Success', run_result: { stdout: '42\n' } });
