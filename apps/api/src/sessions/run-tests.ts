@@ -9,7 +9,7 @@ import { runProgram } from './gated-runs';
 import type { TestOutcome } from './reward-detail';
 import { stateCells } from './session-cells';
 import type { SessionSandbox } from './session-sandbox';
-import { type TestSubject, trustedTestJob, trustedVerdict } from './trusted-test';
+import { type TestSubject, judgedByTrustedRunner, trustedTestJob, trustedVerdict } from './trusted-test';
 
 /** Where AutoEval's test code wants the solution; without it the test code is appended. */
 const INSERT_MARKER = '#<INSERT>';
@@ -27,10 +27,10 @@ export interface TestRun {
  * the global limiter). A fresh session's solution is its latest action's code; a stateful session's is the
  * state its actions built, so its tests run after a replay of those actions' cells.
  *
- * Python assert tests run in the trusted runner (trusted-test.ts), whose verdict the model's code cannot forge;
- * io tests are judged here, on the exit status the sandbox's driver reported and the output the host read.
- * Assert tests in other languages still pass when the program (the model's code and the test, in one process)
- * exits 0: see docs/sessions.md for what that leaves open.
+ * Python assert tests, and pytest ones that need nothing of pytest's own, run in the trusted runner
+ * (trusted-test.ts), whose verdict the model's code cannot forge; io tests are judged here, on the exit status the
+ * sandbox's driver reported and the output the host read. Other assert tests still pass when the program (the
+ * model's code and the test, in one process) exits 0: see docs/sessions.md for what that leaves open.
  */
 export async function runTests(
   sandbox: SessionSandbox,
@@ -43,7 +43,7 @@ export async function runTests(
       : { mode: 'program', solution: latestCode(actions) };
   const runs = await Promise.all(
     task.tests.map((test) =>
-      test.kind === 'assert' && task.language === 'python'
+      test.kind === 'assert' && judgedByTrustedRunner(task.language, test.code)
         ? runTrustedTest(sandbox, task, subject, test)
         : runProgramTest(sandbox, task, latestCode(actions), test),
     ),

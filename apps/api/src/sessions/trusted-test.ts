@@ -34,6 +34,22 @@ const verdictSchema = z.object({
   detail: z.string(),
 });
 
+/**
+ * Whether the trusted runner can judge an assert test: every Python one, and pytest ones that need nothing of
+ * pytest's own (no fixture arguments, marks or decorators, test classes, `pytest.*` helpers), whose test
+ * functions the runner calls itself. The others run under pytest, in the model's process (docs/sessions.md).
+ */
+export function judgedByTrustedRunner(language: string, testCode: string): boolean {
+  if (language === 'python') return true;
+  if (language !== 'pytest') return false;
+  const testFunctions = [...testCode.matchAll(/^\s*(?:async\s+)?def\s+test\w*\s*\(([^)]*)\)/gm)];
+  return (
+    testFunctions.length > 0 &&
+    testFunctions.every(([, parameters]) => (parameters ?? '').trim() === '') &&
+    !/^\s*@|^\s*class\s+Test|\bpytest\b|\bfixture\b|^\s*async\s+def/m.test(testCode)
+  );
+}
+
 /** A runner job: the `/run_code` request, and the key its verdict line must be signed with. */
 export interface TrustedTestJob {
   request: RunCodeRequest;
@@ -53,6 +69,8 @@ export function trustedTestJob(task: StoredTask, testCode: string, subject: Test
     cells: subject.mode === 'cells' ? subject.cells : [],
     solution: subject.mode === 'program' ? subject.solution : '',
     test: testCode,
+    // A pytest test defines test functions: the runner calls them, as pytest would.
+    call_tests: task.language === 'pytest',
   };
   const runs = subject.mode === 'cells' ? subject.cells.length + 1 : 1;
   return {

@@ -45,7 +45,21 @@ const COUNT = {
     { name: 'empty', code: 'assert (count([]) and 9) == 0' },
   ],
 };
-const TASKS = [ADD, PARITY, COUNT];
+// pytest tests without fixtures or marks: the runner calls each test function itself.
+const PYTEST_ADD = {
+  name: 'review-forgery-pytest-add',
+  prompt: 'Write add(a, b).',
+  language: 'pytest',
+  session_mode: 'fresh',
+  tests: [
+    { name: 'small', code: '#<INSERT>\n\ndef test_small():\n    assert add(2, 3) == 5\n' },
+    {
+      name: 'negative',
+      code: 'def test_negative():\n    assert add(-4, 1) == -3\n\ndef test_twice():\n    assert add(-2, -2) == -4\n',
+    },
+  ],
+};
+const TASKS = [ADD, PARITY, COUNT, PYTEST_ADD];
 
 const ADD_RIGHT = 'def add(a, b):\n    return a + b';
 const ADD_WRONG = 'def add(a, b):\n    return a - b + 7';
@@ -146,11 +160,12 @@ async function call(path: string, body: unknown): Promise<Record<string, unknown
 }
 
 /** Opens a session, sends the actions, and answers the reward, its stored detail and the test runs' stdout. */
-async function episode(task: { name: string }, actions: string[]) {
+async function episode(task: { name: string; language: string }, actions: string[]) {
   const { sid } = (await call('/start_instance', {
     instance_hash: String(deriveInstanceHash(task.name)),
   })) as { sid: string };
-  for (const content of actions) await call('/process_action', { sid, content: fence(content) });
+  for (const content of actions)
+    await call('/process_action', { sid, content: fence(content, task.language) });
   const reward = await call('/compute_reward', { sid });
   const stored = await prisma.session.findUnique({ where: { id: sid }, select: { rewardDetail: true } });
   const detail = (stored?.rewardDetail ?? []) as { name: string; passed: boolean; status: string }[];
@@ -161,8 +176,8 @@ async function episode(task: { name: string }, actions: string[]) {
   return { reward, detail, stdouts: runs.map(({ stdout }) => stdout) };
 }
 
-function fence(code: string): string {
-  return `\`\`\`python\n${code}\n\`\`\``;
+function fence(code: string, language: string): string {
+  return `\`\`\`${language}\n${code}\n\`\`\``;
 }
 
 async function watched<T>(probe: () => Promise<T>): Promise<T> {
@@ -202,6 +217,31 @@ describe('agent session rewards, against forgeries found in review', { timeout: 
     expect(forged.reward, JSON.stringify(forged.detail)).toMatchObject({ reward: 0, f2p_count: 0 });
     expect(forged.detail.every(({ passed }) => !passed)).toBe(true);
     expect(control.reward, JSON.stringify(control.detail)).toMatchObject({ reward: 1, f2p_count: 2 });
+  });
+});
+
+describe('pytest tasks, against a model that exits before pytest can fail it', { timeout: 120_000 }, () => {
+  it('gives no reward for os._exit(0) in the solution; the right solution still scores', async () => {
+    const [forged, control] = await watched(() =>
+      Promise.all([
+        episode(PYTEST_ADD, [`${ADD_WRONG}\nimport os\nos._exit(0)`]),
+        episode(PYTEST_ADD, [ADD_RIGHT]),
+      ]),
+    );
+    expect(forged.reward, JSON.stringify(forged.detail)).toMatchObject({ reward: 0, f2p_count: 0 });
+    expect(control.reward, JSON.stringify(control.detail)).toMatchObject({ reward: 1, f2p_count: 2 });
+  });
+
+  it('fails a test function that raises, and one of the model that shadows a test', async () => {
+    const [raises, shadows] = await watched(() =>
+      Promise.all([
+        episode(PYTEST_ADD, ['def add(a, b):\n    raise ValueError("no")']),
+        // Redefining the test functions comes too late in the module for `small`, and never runs `negative`'s.
+        episode(PYTEST_ADD, [`${ADD_WRONG}\ndef test_small():\n    pass`]),
+      ]),
+    );
+    expect(raises.reward, JSON.stringify(raises.detail)).toMatchObject({ reward: 0, f2p_count: 0 });
+    expect(shadows.reward, JSON.stringify(shadows.detail)).toMatchObject({ reward: 0, f2p_count: 0 });
   });
 });
 
