@@ -8,6 +8,9 @@ describe('which code an action runs', () => {
       'First:\n```python\nx = 1\n```\nthen a shell step:\n```bash\nls\n```\nfinally:\n```py\nprint(x)\n```\n';
     expect(extractCode(content, 'python')).toBe('print(x)\n');
     expect(extractCode(content, 'bash')).toBe('ls\n');
+    // A pytest task's code is Python, and models fence it so.
+    expect(extractCode(content, 'pytest')).toBe('print(x)\n');
+    expect(extractCode('Here:\n```python\ndef f():', 'pytest')).toBe('def f():');
   });
 
   it('falls back to an untagged block, then to an unclosed block cut off at the end, then to the whole content', () => {

@@ -7,8 +7,9 @@ const FENCED_BLOCK = /^[ \t]*(`{3,}|~{3,})[ \t]*([^\s`]*)[^\n]*\n([\s\S]*?)^[ \t
 const OPEN_BLOCK = /^[ \t]*(`{3,}|~{3,})[ \t]*([^\s`]*)[^\n]*\n([\s\S]*)$/m;
 
 /**
- * The code an action runs: the last fenced block tagged with the task's language (```py counts for python), else
- * the last untagged block, else an unclosed block in that language at the end, else the whole content.
+ * The code an action runs: the last fenced block tagged with the task's language (```py counts for python, and
+ * ```python for pytest), else the last untagged block, else an unclosed block in that language at the end, else
+ * the whole content.
  *
  * @example
  * extractCode('Try this:\n```python\nprint(1)\n```', 'python'); // 'print(1)\n'
@@ -19,13 +20,19 @@ export function extractCode(content: string, language: Language): string {
   let untagged: string | undefined;
   for (const [, , tag = '', body = ''] of text.matchAll(FENCED_BLOCK)) {
     if (tag === '') untagged = body;
-    else if (languageOfTag(tag) === language) tagged = body;
+    else if (tagsLanguage(tag, language)) tagged = body;
   }
   if (tagged !== undefined) return tagged;
   if (untagged !== undefined) return untagged;
   const open = OPEN_BLOCK.exec(text.slice(lastClosedFenceEnd(text)));
-  if (open && (open[2] === '' || languageOfTag(open[2] ?? '') === language)) return open[3] ?? '';
+  if (open && (open[2] === '' || tagsLanguage(open[2] ?? '', language))) return open[3] ?? '';
   return content;
+}
+
+/** Whether a fence tag names `language`; a pytest task's code is Python, and models fence it as such. */
+function tagsLanguage(tag: string, language: Language): boolean {
+  const tagged = languageOfTag(tag);
+  return tagged === language || (language === 'pytest' && tagged === 'python');
 }
 
 /** Where the text after the last complete fenced block starts (0 when there is none). */
