@@ -1,15 +1,8 @@
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { PrismaClient } from '@fusebox/db/client';
-import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunCodeResponse } from '@fusebox/sandbox-client/protocol';
+import { describe, expect, it } from 'vitest';
 import { trustedVerdict } from '../../src/sessions/trusted-test';
-import { deriveInstanceHash } from '../../src/tasks/instance-hash';
-import { runCli } from '../serve-process';
-import { type HostileServer, healthProblem, startHostileServer } from './hostile-server';
+import { useRewardSessions } from './reward-episodes';
 
 // More class 5 probes (issue 15), from a review of the trusted test runner: ways around it that
 // reward-forgery.test.ts does not try. As there, each forgery rides a wrong solution and must score 0, its control
@@ -130,61 +123,7 @@ const ALL_TRUE = [
   '    _check(site, *[(iterable, lambda: True) for iterable, _ in leaves])',
 ].join('\n');
 
-let h: HostileServer;
-let database: TestDatabase;
-let prisma: PrismaClient;
-let dir: string;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  prisma = database.reader();
-  dir = mkdtempSync(join(tmpdir(), 'fusebox-forgery-review-'));
-  const file = join(dir, 'tasks.jsonl');
-  writeFileSync(file, TASKS.map((task) => `${JSON.stringify(task)}\n`).join(''));
-  const imported = await runCli(['tasks', 'import', file], database.env);
-  if (imported.code !== 0) throw new Error(`tasks import failed: ${imported.stdout}${imported.stderr}`);
-  h = await startHostileServer(database.env);
-}, 180_000);
-
-afterAll(async () => {
-  await h?.stop();
-  await prisma?.$disconnect();
-  await database?.drop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
-async function call(path: string, body: unknown): Promise<Record<string, unknown>> {
-  const answer = await h.post(path, body);
-  expect(answer.status, `${path}: ${answer.text}`).toBe(200);
-  return JSON.parse(answer.text) as Record<string, unknown>;
-}
-
-/** Opens a session, sends the actions, and answers the reward, its stored detail and the test runs' stdout. */
-async function episode(task: { name: string; language: string }, actions: string[]) {
-  const { sid } = (await call('/start_instance', {
-    instance_hash: String(deriveInstanceHash(task.name)),
-  })) as { sid: string };
-  for (const content of actions)
-    await call('/process_action', { sid, content: fence(content, task.language) });
-  const reward = await call('/compute_reward', { sid });
-  const stored = await prisma.session.findUnique({ where: { id: sid }, select: { rewardDetail: true } });
-  const detail = (stored?.rewardDetail ?? []) as { name: string; passed: boolean; status: string }[];
-  const runs = await prisma.execution.findMany({
-    where: { sessionId: sid, source: 'session_reward' },
-    select: { stdout: true },
-  });
-  return { reward, detail, stdouts: runs.map(({ stdout }) => stdout) };
-}
-
-function fence(code: string, language: string): string {
-  return `\`\`\`${language}\n${code}\n\`\`\``;
-}
-
-async function watched<T>(probe: () => Promise<T>): Promise<T> {
-  const { result, health } = await h.watch(probe);
-  expect(healthProblem(health)).toBeUndefined();
-  return result;
-}
+const { episode, watched } = useRewardSessions(TASKS);
 
 describe('agent session rewards, against forgeries found in review', { timeout: 120_000 }, () => {
   it('gives no reward to processes that outlive the test as zombie thread groups and forge the verdict', async () => {

@@ -1,12 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { PrismaClient } from '@fusebox/db/client';
-import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deriveInstanceHash } from '../../src/tasks/instance-hash';
-import { runCli } from '../serve-process';
-import { type HostileServer, healthProblem, startHostileServer } from './hostile-server';
+import { describe, expect, it } from 'vitest';
+import { useRewardSessions } from './reward-episodes';
 
 // Class 5 of the trust boundary (issue 15): rewards and test verdicts are computed where the model's code cannot
 // reach. Each probe sends a wrong solution with a forgery through the real session routes and must score 0 with
@@ -170,65 +163,8 @@ const FORGERIES: Record<string, { code: (solution: string) => string; harmless: 
   },
 };
 
-let h: HostileServer;
-let database: TestDatabase;
-let prisma: PrismaClient;
-let dir: string;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  prisma = database.reader();
-  dir = mkdtempSync(join(tmpdir(), 'fusebox-forgery-'));
-  const file = join(dir, 'tasks.jsonl');
-  writeFileSync(file, `${JSON.stringify(STATEFUL)}\n${JSON.stringify(FRESH)}\n`);
-  const imported = await runCli(['tasks', 'import', file], database.env);
-  if (imported.code !== 0) throw new Error(`tasks import failed: ${imported.stdout}${imported.stderr}`);
-  // The harness's own database goes unused: the server reads ours, with the tasks in it.
-  h = await startHostileServer(database.env);
-}, 180_000);
-
-afterAll(async () => {
-  await h?.stop();
-  await prisma?.$disconnect();
-  await database?.drop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
-async function call(path: string, body: unknown): Promise<Record<string, unknown>> {
-  const answer = await h.post(path, body);
-  expect(answer.status, `${path}: ${answer.text}`).toBe(200);
-  return JSON.parse(answer.text) as Record<string, unknown>;
-}
-
-/** Opens a session, sends the actions, and answers the observations, the reward and its stored detail. */
-async function episode(mode: Mode, actions: string[]) {
-  const { sid } = (await call('/start_instance', {
-    instance_hash: String(deriveInstanceHash(TASKS[mode].name)),
-  })) as { sid: string };
-  const observations: string[] = [];
-  for (const content of actions) {
-    observations.push((await call('/process_action', { sid, content: fence(content) })).content as string);
-  }
-  const reward = await call('/compute_reward', { sid });
-  const stored = await prisma.session.findUnique({ where: { id: sid }, select: { rewardDetail: true } });
-  const detail = (stored?.rewardDetail ?? []) as {
-    name: string;
-    passed: boolean;
-    status: string;
-    detail: string;
-  }[];
-  return { observations, reward, detail };
-}
-
-function fence(code: string): string {
-  return `\`\`\`python\n${code}\n\`\`\``;
-}
-
-async function watched<T>(probe: () => Promise<T>): Promise<T> {
-  const { result, health } = await h.watch(probe);
-  expect(healthProblem(health)).toBeUndefined();
-  return result;
-}
+const { episode: run, watched } = useRewardSessions([STATEFUL, FRESH]);
+const episode = (mode: Mode, actions: string[]) => run(TASKS[mode], actions);
 
 describe('agent session rewards, against a model that forges them', { timeout: 120_000 }, () => {
   for (const mode of ['stateful', 'fresh'] as const) {
