@@ -1,3 +1,4 @@
+import { pgInt } from '@fusebox/db/bounded-numbers';
 import { Prisma } from '@fusebox/db/prisma';
 import { z } from 'zod';
 
@@ -14,18 +15,12 @@ export const fieldFilterSchema = z
     message: 'a field filter needs min, max or equals',
   });
 
-/** The range of a Postgres `integer` column such as `step`: beyond it the database throws. */
-const PG_INT = z
-  .int()
-  .min(-(2 ** 31))
-  .max(2 ** 31 - 1);
-
 export const SAMPLE_SORTS = ['line', 'score_desc', 'score_asc'] as const;
 
 /** Which samples of a step to show, in which order: the sample list's filters, also used to step through them. */
 export const sampleFilterSchema = z.object({
   runId: z.uuid(),
-  step: PG_INT,
+  step: pgInt(),
   scoreMin: z.number().optional(),
   scoreMax: z.number().optional(),
   fields: z.array(fieldFilterSchema).max(20).default([]),

@@ -1,6 +1,6 @@
 import { TRPCError, type TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
-import { MAX_EPOCH_MS, epochMs } from '../../input/bounded-numbers';
+import { MAX_EPOCH_MS, epochMs } from '@fusebox/db/bounded-numbers';
 import { publicProcedure } from '../init';
 
 const STATUSES = ['Success', 'Failed', 'SandboxError'] as const;

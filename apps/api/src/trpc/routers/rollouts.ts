@@ -13,7 +13,7 @@ import {
   searchSamples,
   snippet,
 } from '@fusebox/rollouts';
-import { pgInt } from '../../input/bounded-numbers';
+import { pgInt } from '@fusebox/db/bounded-numbers';
 import { publicProcedure } from '../init';
 
 /** Score histograms use one bucket per value when a run has at most this many distinct scores (0/1 rewards). */

@@ -2,7 +2,7 @@ import { TRPCError, type TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { SESSION_STATES } from '../../sessions/session-state';
 import { rewardDetailSchema } from '../../sessions/reward-detail';
-import { epochDate } from '../../input/bounded-numbers';
+import { epochDate } from '@fusebox/db/bounded-numbers';
 import { publicProcedure } from '../init';
 
 const listInput = z.object({

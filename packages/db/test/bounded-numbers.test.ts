@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_EPOCH_MS, PG_INT_MAX, epochDate, epochMs, pgInt } from './bounded-numbers';
+import { MAX_EPOCH_MS, PG_INT_MAX, epochDate, epochMs, pgInt } from '../src/bounded-numbers';
 
 describe('bounded numbers', () => {
   it('pgInt holds what a Postgres integer holds, and no more', () => {
