@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { chown, lstat, mkdir, open, writeFile } from 'node:fs/promises';
+import { type FileHandle, chown, lstat, mkdir, open, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, posix } from 'node:path';
 import { UnsafePathError } from './errors/unsafe-path-error';
 import type { SandboxWorkdir } from './sandbox';
@@ -59,8 +59,9 @@ async function giveTo(workdir: SandboxWorkdir, path: string): Promise<void> {
 }
 
 /**
- * Reads `fetch_files` back as base64 after every sandboxed process is dead. A path that is unsafe, missing,
- * not a regular file, or passes through a symlink anywhere is left out (SandboxFusion leaves out missing
+ * Reads `fetch_files` back as base64 once the sandbox is killed (its processes may not all be dead yet: what is
+ * opened must still be the path checked). A path that is unsafe, missing, not a regular file, or passes through a
+ * symlink anywhere is left out (SandboxFusion leaves out missing
  * files); symlinks are never followed. Files stop being added once `limitBytes` would be exceeded.
  */
 export async function fetchFiles(
@@ -79,6 +80,34 @@ export async function fetchFiles(
     fetched[path] = content.toString('base64');
   }
   return fetched;
+}
+
+/**
+ * Opens `parts` below `workdir` one component at a time, each looked up in the directory opened before it (through
+ * its `/proc/self/fd` link, as openat would) and never through a symlink: a directory the check above saw may be
+ * a symlink by now, swapped by a process of the sandbox not dead yet (its kill is a message to the spawner).
+ */
+async function openBeneath(workdir: string, parts: string[]): Promise<FileHandle | undefined> {
+  let opened: FileHandle | undefined;
+  try {
+    opened = await open(workdir, constants.O_RDONLY | constants.O_DIRECTORY);
+    for (const [index, part] of parts.entries()) {
+      const last = index === parts.length - 1;
+      const flags =
+        constants.O_RDONLY | constants.O_NOFOLLOW | (last ? constants.O_NONBLOCK : constants.O_DIRECTORY);
+      const dir: FileHandle = opened;
+      opened = undefined;
+      try {
+        opened = await open(`/proc/self/fd/${dir.fd}/${part}`, flags);
+      } finally {
+        await dir.close();
+      }
+    }
+    return opened;
+  } catch {
+    await opened?.close().catch(() => undefined);
+    return undefined;
+  }
 }
 
 async function readRegularFile(
@@ -100,12 +129,8 @@ async function readRegularFile(
     if (stat.isSymbolicLink() || (last ? !stat.isFile() : !stat.isDirectory())) return undefined;
     if (last && stat.size > budget) return undefined;
   }
-  let file;
-  try {
-    file = await open(current, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
+  const file = await openBeneath(workdir, parts);
+  if (file === undefined) return undefined;
   try {
     const stat = await file.stat();
     const size = stat.size;
