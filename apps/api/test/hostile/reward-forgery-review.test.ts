@@ -231,3 +231,22 @@ describe('the verdict line, to whatever reads it off the run’s stdout', () => 
     });
   });
 });
+
+describe(
+  'pytest tasks, against a model that stops the runner finding the test functions',
+  { timeout: 120_000 },
+  () => {
+    it('gives no reward for patching types.FunctionType; the right solution still scores', async () => {
+      const [forged, control] = await watched(() =>
+        Promise.all([
+          // The runner calls what is `types.FunctionType`: patched, no test function is one and none runs, but an
+          // assert never checked fails its test.
+          episode(PYTEST_ADD, [`${ADD_WRONG}\nimport types\ntypes.FunctionType = int`]),
+          episode(PYTEST_ADD, [ADD_RIGHT]),
+        ]),
+      );
+      expect(forged.reward, JSON.stringify(forged.detail)).toMatchObject({ reward: 0, f2p_count: 0 });
+      expect(control.reward, JSON.stringify(control.detail)).toMatchObject({ reward: 1, f2p_count: 2 });
+    });
+  },
+);
