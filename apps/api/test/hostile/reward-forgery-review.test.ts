@@ -248,5 +248,33 @@ describe(
       expect(forged.reward, JSON.stringify(forged.detail)).toMatchObject({ reward: 0, f2p_count: 0 });
       expect(control.reward, JSON.stringify(control.detail)).toMatchObject({ reward: 1, f2p_count: 2 });
     });
+
+    it('gives no reward for a test function of the model that exits first, or a rebound check', async () => {
+      const [exits, rebound, control] = await watched(() =>
+        Promise.all([
+          // Defined before the task's own test functions, so called first: the child exits 0 before any assert.
+          episode(PYTEST_ADD, [
+            `${ADD_WRONG}
+import os
+def test_0():
+    os._exit(0)`,
+          ]),
+          // The check the rewritten asserts call is looked up when the test functions run, after all the model's code.
+          episode(PYTEST_ADD, [
+            `${ADD_WRONG}
+${ALL_TRUE}`,
+          ]),
+          episode(PYTEST_ADD, [
+            `${ADD_RIGHT}
+import os
+def test_0():
+    pass`,
+          ]),
+        ]),
+      );
+      expect(exits.reward, JSON.stringify(exits.detail)).toMatchObject({ reward: 0, f2p_count: 0 });
+      expect(rebound.reward, JSON.stringify(rebound.detail)).toMatchObject({ reward: 0, f2p_count: 0 });
+      expect(control.reward, JSON.stringify(control.detail)).toMatchObject({ reward: 1, f2p_count: 2 });
+    });
   },
 );
