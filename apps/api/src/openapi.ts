@@ -15,6 +15,7 @@ import {
   sandboxSessionSchema,
   validationErrorSchema,
 } from './openapi-responses';
+import { languagesResponseSchema } from './routes/languages';
 import { createSessionSchema, runCellSchema } from './routes/sandbox-sessions';
 import {
   computeRewardResponseSchema,
@@ -129,6 +130,15 @@ function buildDocument() {
           tags: [TAGS.service],
           summary: 'This document',
           responses: { 200: { description: 'OpenAPI 3.1' }, ...unauthorized },
+        },
+      },
+      '/v1/languages': {
+        get: {
+          tags: [TAGS.sandbox],
+          summary:
+            "Every SandboxFusion language: the local executor's toolchain version, or why it cannot run here " +
+            '(a run of it answers SandboxError with that reason)',
+          responses: { 200: json('One entry per language', languagesResponseSchema), ...unauthorized },
         },
       },
       '/run_code': {

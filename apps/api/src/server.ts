@@ -11,6 +11,7 @@ import { localExecutionGate } from './execution-gate';
 import { loggerOptions } from './logger';
 import { registerOpenApiRoute } from './openapi';
 import { registerHealthRoutes } from './routes/health';
+import { registerLanguageRoutes } from './routes/languages';
 import { registerLocalRoutes } from './routes/local';
 import { registerSandboxRoutes } from './routes/sandbox';
 import { sandboxLimits } from './routes/sandbox-limits';
@@ -61,6 +62,7 @@ export async function buildServer(services: Services, options: ServerOptions = {
   if (services.local) registerLocalRoutes(app, { ...services.local, prisma: services.prisma });
   if (services.executor) {
     const gate = services.gate ?? localExecutionGate(services.env);
+    registerLanguageRoutes(app, services.executor);
     await registerSandboxRoutes(app, {
       executor: services.executor,
       runner: services.upstream ?? services.executor,

@@ -13,6 +13,7 @@ import {
   sandboxSessionSchema,
   validationErrorSchema,
 } from '../src/openapi-responses';
+import { languagesResponseSchema } from '../src/routes/languages';
 import { createServerExecutor } from '../src/sandbox-executor';
 import { buildServer } from '../src/server';
 import {
@@ -29,6 +30,7 @@ const ROUTES = [
   'GET /v1/ping',
   'GET /health',
   'GET /openapi.json',
+  'GET /v1/languages',
   'POST /run_code',
   'POST /run_jupyter',
   'POST /v1/sandbox/sessions',
@@ -110,6 +112,7 @@ describe('GET /openapi.json', () => {
       expect(schema.safeParse(value).error).toBeUndefined();
 
     expectShape(healthResponseSchema, (await call('GET', '/health')).body);
+    expectShape(languagesResponseSchema, (await call('GET', '/v1/languages')).body);
     expectShape(
       runCodeResponseSchema,
       (await call('POST', '/run_code', { code: 'print(1)', language: 'python' })).body,

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { CommandRunResult, RunCodeRequest, RunCodeResponse } from '@fusebox/sandbox-client/protocol';
-import { LANGUAGE_RUNNERS, commandNotFound } from './languages';
+import { unavailableReason } from './language-statuses';
+import { LANGUAGE_RUNNERS } from './languages';
 import { runJob } from './run-job';
 import { runStatus } from './run-status';
 import type { SandboxLauncher } from './sandbox-launcher';
@@ -29,10 +30,11 @@ export async function runCodeRequest(
   sandboxes: { launcher: SandboxLauncher; pool: SandboxPool; limits: CodeRunnerLimits },
   { signal }: { signal?: AbortSignal } = {},
 ): Promise<CodeRunOutcome> {
+  // Not SandboxFusion's `command not found` (exit 127, Failed): a reward function would score the model's
+  // correct program as a failure of its own, where the truth is that this server cannot run it.
+  const unavailable = unavailableReason(request.language, sandboxes.launcher);
   const runner = LANGUAGE_RUNNERS[request.language];
-  if (runner.kind === 'unsupported') return missingToolchain(runner.missing, runner.step);
-  const missing = runner.requires.find((command) => !sandboxes.launcher.has(command));
-  if (missing) return missingToolchain(missing, runner.compile ? 'compile' : 'run');
+  if (unavailable !== undefined || !runner) return sandboxError(unavailable ?? request.language);
 
   const sandbox = await sandboxes.pool.take();
   try {
@@ -110,12 +112,6 @@ function finished(compile: CommandRunResult | null, run: CommandRunResult | null
     runMs: run ? 0 : null,
     outputTruncated: false,
   };
-}
-
-/** SandboxFusion's answer when the language's toolchain is not installed: bash's `command not found`, exit 127. */
-function missingToolchain(command: string, step: 'compile' | 'run'): CodeRunOutcome {
-  const result = { ...emptyStep(), return_code: 127, stderr: commandNotFound(command) };
-  return step === 'compile' ? finished(result, null) : finished(null, result);
 }
 
 function sandboxError(message: string): CodeRunOutcome {

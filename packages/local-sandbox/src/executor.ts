@@ -14,6 +14,9 @@ import {
 } from './executor-options';
 import { FifoGate } from './fifo-gate';
 import { type ExecutionTiming, gated } from './gated';
+import { type LanguageStatus, LanguageStatuses } from './language-statuses';
+
+export type { LanguageStatus } from './language-statuses';
 import { SandboxLauncher } from './sandbox-launcher';
 import { SandboxPool } from './sandbox-pool';
 import { interpreterCommand } from './session/interpreter';
@@ -66,10 +69,12 @@ export class Executor {
   /** Aborts every execution in flight when the executor closes. */
   readonly #closing = new AbortController();
   readonly #inFlight = new Set<Promise<unknown>>();
+  readonly #languages: LanguageStatuses;
 
   private constructor(launcher: SandboxLauncher, options: ResolvedExecutorOptions) {
     this.options = options;
     this.#launcher = launcher;
+    this.#languages = new LanguageStatuses(launcher);
     this.#gate = new FifoGate(options.concurrency, options.queueLimit);
     const onError = (error: unknown) => options.warn(`sandbox: ${(error as Error).message}`);
     const fileSizeBytes = options.diskLimitMB * MB;
@@ -164,6 +169,11 @@ export class Executor {
       );
       return { ...result, timing };
     });
+  }
+
+  /** Every SandboxFusion language: its toolchain's version, or why it cannot run here. */
+  languages(): Promise<LanguageStatus[]> {
+    return this.#languages.list();
   }
 
   stats(): ExecutorStats {

@@ -1,12 +1,12 @@
+import { existsSync } from 'node:fs';
 import type { Language } from '@fusebox/sandbox-client/protocol';
 import { randomName } from './random-name';
 
 /** How one language runs: where the code goes, and the commands of its compile and run steps. */
 export interface LanguageRunner {
-  kind: 'runner';
   /** The file the code is written to, relative to the working directory. */
   sourceFile(): string;
-  /** Commands that must exist in the sandbox; the first missing one is named in the `command not found` answer. */
+  /** Commands that must exist in the sandbox; without them the language is unavailable (see `languageStatuses`). */
   requires: readonly string[];
   compile?(source: string): string[];
   /** The run step; `code` is the submitted code, for languages whose command depends on it. */
@@ -16,16 +16,18 @@ export interface LanguageRunner {
 }
 
 /**
- * A language whose SandboxFusion runner needs assets this executor does not ship (a .NET SDK, jest's
- * node_modules, a GPU): it always answers the way SandboxFusion does when the toolchain is missing.
+ * SandboxFusion's optional C++ link flags (code calling OpenSSL's `MD5()` links), given where OpenSSL's headers
+ * are installed (the cpp profile's libssl-dev): linking -lssl without them would fail every program.
  */
-export interface UnsupportedLanguage {
-  kind: 'unsupported';
-  /** The command reported as not found. */
-  missing: string;
-  /** Which step SandboxFusion's runner would have failed in. */
-  step: 'compile' | 'run';
-}
+const CPP_LINK_FLAGS = existsSync('/usr/include/openssl/ssl.h')
+  ? ['-lssl', '-lcrypto', '-lpthread']
+  : ['-lpthread'];
+
+/**
+ * Go in GOPATH mode over Debian's Go sources (/usr/share/gocode), where the go_test profile's testify lives:
+ * SandboxFusion's go.mod requires testify from a module proxy, which a sandbox without network cannot reach.
+ */
+const GO = ['/usr/bin/env', 'GO111MODULE=off', 'GOPATH=/usr/share/gocode', 'go'];
 
 const file = (extension: string) => () => `${randomName()}${extension}`;
 
@@ -34,7 +36,6 @@ const interpreted = (
   command: string[],
   requires = [command[0] as string],
 ): LanguageRunner => ({
-  kind: 'runner',
   sourceFile: file(extension),
   requires,
   run: (source) => [...command, source],
@@ -45,25 +46,30 @@ const compiled = (
   compile: (source: string) => string[],
   run: string[],
   requires: string[],
-): LanguageRunner => ({ kind: 'runner', sourceFile: file(extension), requires, compile, run: () => run });
+): LanguageRunner => ({ sourceFile: file(extension), requires, compile, run: () => run });
 
 /**
- * Every language SandboxFusion accepts, run the way its runners run them. Python is Debian's /usr/bin/python3;
+ * The languages this executor can run, run the way SandboxFusion's runners run them (the others are
+ * unavailable: see runtime-profiles.json). Python is Debian's /usr/bin/python3;
  * TypeScript is transpiled on the host (see `transpileTypeScript`) and runs on Node, so no part of a TypeScript
  * toolchain, and nothing of this checkout, has to be visible inside the sandbox.
  */
-export const LANGUAGE_RUNNERS: Record<Language, LanguageRunner | UnsupportedLanguage> = {
+export const LANGUAGE_RUNNERS: Partial<Record<Language, LanguageRunner>> = {
   python: interpreted('.py', ['/usr/bin/python3']),
   pytest: interpreted('.py', ['pytest']),
   bash: interpreted('.sh', ['bash']),
   nodejs: interpreted('.js', ['node']),
   typescript: interpreted('.ts', ['node', '--enable-source-maps']),
-  cpp: compiled('.cpp', (source) => ['g++', '-std=c++17', source, '-o', 'test'], ['./test'], ['g++']),
+  cpp: compiled(
+    '.cpp',
+    (source) => ['g++', '-std=c++17', source, '-o', 'test', ...CPP_LINK_FLAGS],
+    ['./test'],
+    ['g++'],
+  ),
   rust: compiled('.rs', (source) => ['rustc', source, '-o', 'test'], ['./test'], ['rustc']),
-  go: compiled('.go', (source) => ['go', 'build', '-o', 'out', source], ['./out'], ['go']),
-  go_test: interpreted('_test.go', ['go', 'test']),
+  go: compiled('.go', (source) => [...GO, 'build', '-o', 'out', source], ['./out'], ['go']),
+  go_test: interpreted('_test.go', [...GO, 'test'], ['go']),
   java: {
-    kind: 'runner',
     sourceFile: () => 'Main.java',
     requires: ['javac', 'java'],
     compile: (source) => ['javac', '-cp', '.', source],
@@ -77,11 +83,14 @@ export const LANGUAGE_RUNNERS: Record<Language, LanguageRunner | UnsupportedLang
   R: interpreted('.R', ['Rscript']),
   perl: interpreted('.pl', ['perl']),
   ruby: interpreted('.rb', ['ruby']),
-  julia: interpreted('.jl', ['julia']),
   racket: interpreted('.rkt', ['racket']),
   kotlin_script: interpreted('.kts', ['kotlin']),
-  D_ut: compiled('.d', (source) => ['dmd', source, '-unittest', '-of=test'], ['./test'], ['dmd']),
-  swift: compiled('.swift', (source) => ['swiftc', source, '-o', 'test.out'], ['./test.out'], ['swiftc']),
+  sql: {
+    sourceFile: file('.sql'),
+    requires: ['sqlite3'],
+    // An in-memory database; -bail stops at the first failing statement and exits non-zero, as a script would.
+    run: (source) => ['sqlite3', '-bail', ':memory:', `.read ${source}`],
+  },
   verilog: compiled(
     '.sv',
     (source) => [
@@ -100,22 +109,9 @@ export const LANGUAGE_RUNNERS: Record<Language, LanguageRunner | UnsupportedLang
     ['iverilog', 'vvp'],
   ),
   scala: {
-    kind: 'runner',
     sourceFile: file('.scala'),
     requires: ['scalac', 'scala'],
     compile: (source) => ['scalac', source],
     run: (_source, code) => ['scala', /object\s+(\w+)/.exec(code)?.[1] ?? 'Main'],
   },
-  csharp: { kind: 'unsupported', missing: 'dotnet', step: 'run' },
-  jest: { kind: 'unsupported', missing: 'jest', step: 'run' },
-  junit: { kind: 'unsupported', missing: 'junit', step: 'run' },
-  lean: { kind: 'unsupported', missing: 'lake', step: 'run' },
-  sql: { kind: 'unsupported', missing: 'sql', step: 'run' },
-  cuda: { kind: 'unsupported', missing: 'nvidia-smi', step: 'compile' },
-  python_gpu: { kind: 'unsupported', missing: 'nvidia-smi', step: 'compile' },
 };
-
-/** What bash prints when a command does not exist, as SandboxFusion's runners (which use bash) report it. */
-export function commandNotFound(command: string): string {
-  return `/bin/bash: line 1: ${command}: command not found\n`;
-}

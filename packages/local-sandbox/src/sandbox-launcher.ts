@@ -147,7 +147,7 @@ export class SandboxLauncher {
       options.isolation === 'bwrap' || process.getuid?.() === 0 ? CgroupParent.open() : 'not root';
     if (typeof cgroups === 'string') {
       options.warn(
-        `per-sandbox cgroups are unavailable (${cgroups}): the total memory of a run is bounded only by per-process RLIMIT_AS; processes are capped by RLIMIT_NPROC`,
+        `per-sandbox cgroups are unavailable (${cgroups}): FUSEBOX_EXECUTOR_MEMORY_CAP_MB does not hold. A run's memory is bounded only per process (RLIMIT_AS = memory_limit_MB, none at -1) and not at all for what its processes make the kernel hold (inodes, socket buffers); processes are capped by RLIMIT_NPROC`,
       );
     }
     removeOrphanDirectories();
@@ -245,10 +245,15 @@ export class SandboxLauncher {
 
   /** True when `command` (a name looked up on the sandbox's PATH, or an absolute path) can run in a sandbox. */
   has(command: string): boolean {
+    return this.locate(command) !== undefined;
+  }
+
+  /** Where on the host `command` (as {@link has} looks it up) is, so this process can run it too. */
+  locate(command: string): string | undefined {
     const candidates = command.startsWith('/')
       ? [command]
       : this.#pathDirs.map((dir) => join(dir.host, command));
-    return candidates.some((path) => {
+    return candidates.find((path) => {
       try {
         accessSync(path, constants.X_OK);
         return true;

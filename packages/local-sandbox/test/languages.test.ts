@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { LANGUAGES } from '@fusebox/sandbox-client/protocol';
 import { describe, expect, it } from 'vitest';
 import { useExecutor } from './use-executor';
 
@@ -101,65 +102,85 @@ describe('languages', () => {
       'java 42\n',
     ],
   ])(
-    'runs %s where its toolchain is installed, and says command not found where it is not',
+    'runs %s where its toolchain is installed, and answers SandboxError naming the setup where it is not',
     async (language, compiler, code, stdout) => {
       const { response } = await hello(language, code);
       if (installed(compiler)) {
         expect(response.compile_result?.return_code).toBe(0);
         expect(response.run_result?.stdout).toBe(stdout);
       } else {
-        expect(response.compile_result).toMatchObject({
-          return_code: 127,
-          stderr: `/bin/bash: line 1: ${compiler}: command not found\n`,
-        });
+        expect(response.status).toBe('SandboxError');
+        expect(response.message).toContain(`npm run setup -- --languages ${language}`);
       }
     },
   );
 
-  it('answers a language whose toolchain is missing as SandboxFusion does: Failed, 127, command not found', async () => {
-    const php = await hello('php', 'echo 1;');
-    expect(php.response).toMatchObject({
-      status: 'Failed',
-      compile_result: null,
-      run_result: {
-        status: 'Finished',
-        return_code: 127,
-        stdout: '',
-        stderr: '/bin/bash: line 1: php: command not found\n',
-      },
-    });
-    const go = await hello('go', 'package main\nfunc main() {}\n');
-    expect(go.response.compile_result).toMatchObject({
-      return_code: 127,
-      stderr: '/bin/bash: line 1: go: command not found\n',
-    });
-    expect(go.response.run_result).toBeNull();
+  it('runs sql in an in-memory sqlite3 database, and fails at the first bad statement', async () => {
+    const ok = await hello(
+      'sql',
+      'CREATE TABLE t (x INTEGER);\nINSERT INTO t VALUES (1), (2), (3);\nSELECT sum(x) FROM t;\n',
+    );
+    expect(ok.response).toMatchObject({ status: 'Success', compile_result: null });
+    expect(ok.response.run_result?.stdout).toBe('6\n');
+    const bad = await hello('sql', 'SELECT 1;\nSELECT nope FROM missing;\nSELECT 2;\n');
+    expect(bad.response.status).toBe('Failed');
+    expect(bad.response.run_result?.stdout).toBe('1\n');
+    expect(bad.response.run_result?.stderr).toContain('no such table: missing');
   });
 
-  it.each([
-    'csharp',
-    'jest',
-    'junit',
-    'lean',
-    'sql',
-    'cuda',
-    'python_gpu',
-    'lua',
-    'ruby',
-    'R',
-    'julia',
-    'racket',
-    'scala',
-    'swift',
-    'D_ut',
-    'verilog',
-    'kotlin_script',
-    'go_test',
-  ])('answers %s without a server error', async (language) => {
-    const { response } = await hello(language, 'x');
-    expect(response.status).toBe('Failed');
-    const step = response.run_result ?? response.compile_result;
-    expect(step?.return_code).toBe(127);
-    expect(step?.stderr).toMatch(/^\/bin\/bash: line 1: \S+: command not found\n$/);
+  it("links C++ against OpenSSL with SandboxFusion's flags, so MD5() resolves", async () => {
+    const { response } = await hello(
+      'cpp',
+      [
+        '#include <openssl/md5.h>',
+        '#include <cstdio>',
+        '#include <cstring>',
+        'int main() {',
+        '  unsigned char d[MD5_DIGEST_LENGTH]; const char* s = "abc";',
+        '  MD5(reinterpret_cast<const unsigned char*>(s), strlen(s), d);',
+        '  for (unsigned char c : d) printf("%02x", c);',
+        '  printf("\\n");',
+        '}',
+      ].join('\n'),
+    );
+    expect(response.compile_result?.stderr).not.toContain('undefined reference');
+    expect(response.run_result?.stdout).toBe('900150983cd24fb0d6963f7d28e17f72\n');
+  });
+
+  it('lists every SandboxFusion language once, with a version or a reason', async () => {
+    const statuses = await executor().languages();
+    expect(statuses.map((status) => status.language)).toEqual([...LANGUAGES]);
+    for (const status of statuses) {
+      if (status.available) expect(status.reason).toBeNull();
+      else expect(status.reason).toMatch(new RegExp(`^${status.language} is not (available|installed)`));
+    }
+    const python = statuses.find((status) => status.language === 'python');
+    expect(python?.available).toBe(true);
+    expect(python?.version).toMatch(/^Python 3\.\d+\.\d+$/);
+    expect(python?.libraries).toContain('numpy');
+  });
+
+  it.each(['julia', 'swift', 'csharp', 'lean', 'D_ut', 'cuda', 'python_gpu'])(
+    'lists %s as unavailable, saying why, and answers its runs with that reason as a SandboxError',
+    async (language) => {
+      const status = (await executor().languages()).find((entry) => entry.language === language);
+      expect(status).toMatchObject({ available: false, version: null });
+      expect(status?.reason).toMatch(new RegExp(`^${language} is not available on Fusebox: .+`));
+      const { response } = await hello(language, 'x');
+      expect(response).toMatchObject({
+        status: 'SandboxError',
+        message: status?.reason,
+        compile_result: null,
+        run_result: null,
+      });
+    },
+  );
+
+  it('answers every language it lists as unavailable with a SandboxError, never a fake run', async () => {
+    const unavailable = (await executor().languages()).filter((status) => !status.available);
+    for (const status of unavailable) {
+      const { response } = await hello(status.language, 'x');
+      expect(response).toMatchObject({ status: 'SandboxError', message: status.reason, run_result: null });
+    }
   });
 });
