@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseJsonExact } from '../src/input/parse-json-exact';
+import { parseJsonExact } from '@fusebox/input';
 import { extractCode } from '../src/sessions/extract-code';
 
 describe('which code an action runs', () => {

@@ -23,7 +23,7 @@ import {
   sessionErrorSchema,
   startInstanceResponseSchema,
 } from '../src/sessions/session-protocol';
-import { loadBuiltinTasks } from '../src/tasks/builtin-tasks';
+import { loadBuiltinTasks } from '@fusebox/tasks';
 import { BUILTIN } from './session-client';
 
 const ROUTES = [

@@ -50,7 +50,7 @@ export function fenced(language: string, code: string): string {
   return `Here is my code:\n\`\`\`${language}\n${code}\n\`\`\`\n`;
 }
 
-/** The builtin tasks' instance hashes (apps/api/tasks/builtin.jsonl). */
+/** The builtin tasks' instance hashes (packages/tasks/builtin.jsonl). */
 export const BUILTIN = {
   add: '9000000000000000001',
   inventory: '9000000000000000004',

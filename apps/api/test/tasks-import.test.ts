@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deriveInstanceHash } from '../src/tasks/instance-hash';
-import { loadBuiltinTasks } from '../src/tasks/builtin-tasks';
+import { deriveInstanceHash } from '@fusebox/tasks';
 import { runCli } from './serve-process';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
@@ -133,18 +132,5 @@ describe('fusebox tasks import', { timeout: 120_000 }, () => {
     const result = await runCli(['tasks', 'import', '--format', 'csv', file], database.env);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--format must be one of auto, fusebox, autoeval');
-  });
-
-  it('loads the builtin tasks idempotently', async () => {
-    const builtin = await database.inspect(async (prisma) => {
-      expect(await loadBuiltinTasks(prisma)).toBe(6);
-      expect(await loadBuiltinTasks(prisma)).toBe(6);
-      return prisma.task.findMany({
-        where: { source: 'builtin' },
-        select: { id: true },
-        orderBy: { id: 'asc' },
-      });
-    });
-    expect(builtin.map((task) => task.id)).toEqual([1, 2, 3, 4, 5, 6].map((n) => `900000000000000000${n}`));
   });
 });

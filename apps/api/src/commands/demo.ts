@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { inputIssues } from '../input/describe-issues';
+import { inputIssues } from '@fusebox/input';
 import { demoFlagsSchema, resolveDemoSettings } from '../demo/demo-options';
 import { progressDisplay } from '../demo/demo-progress';
 import { demoReport } from '../demo/demo-report';

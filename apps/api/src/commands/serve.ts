@@ -9,7 +9,7 @@ import { openExecutionGate } from '../execution-gate';
 import { writeServerRecord } from '@fusebox/db/server-record';
 import { createLogger } from '../logger';
 import { createServerExecutor } from '../sandbox-executor';
-import { loadBuiltinTasks } from '../tasks/builtin-tasks';
+import { loadBuiltinTasks } from '@fusebox/tasks';
 import { buildServer } from '../server';
 import { createUpstreamRunner } from '../upstream-sandbox';
 import type { Services } from '../services';

@@ -2,7 +2,7 @@ import { databaseTarget } from '../database';
 import { readEnv } from '../env';
 import { openImporter } from '../local-import/open-importer';
 import { ServerImportError } from '../local-import/server-import-error';
-import { TASK_FORMATS, type TaskFormat } from '../tasks/parse-task-line';
+import { TASK_FORMATS, type TaskFormat } from '@fusebox/tasks';
 import { type Command, UsageError } from './command';
 import { progressBar } from './rollouts-progress';
 

@@ -7,7 +7,7 @@ import { quoteIdentifier } from '@fusebox/db/ensure-database';
 import { isServerAnswer } from '@fusebox/db/sql-client';
 import { readMigrations } from '@fusebox/db/migrations';
 import type { z } from 'zod';
-import { describeIssues } from '../input/describe-issues';
+import { describeIssues } from '@fusebox/input';
 import { DataTransferError } from './data-transfer-error';
 import { dataTables } from './database-tables';
 import type { TransferProgress } from './export-database';

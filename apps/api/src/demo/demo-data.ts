@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { describeIssues } from '../input/describe-issues';
-import { fuseboxTaskSchema } from '../tasks/fusebox-task';
+import { describeIssues } from '@fusebox/input';
+import { fuseboxTaskSchema } from '@fusebox/tasks';
 
 /** GSM8K-style word problems, each with a program that solves it and one with a plausible mistake. */
 export const GSM8K_PROBLEMS_PATH = fileURLToPath(new URL('../../demo/gsm8k.jsonl', import.meta.url));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TASK_FORMATS } from '../tasks/parse-task-line';
+import { TASK_FORMATS } from '@fusebox/tasks';
 
 // The local import routes (`/v1/local/import/*`, routes/local-import.ts) and the CLI that calls them
 // (server-importer.ts) share these shapes. A route answers a stream of JSON lines, one event per line, so the

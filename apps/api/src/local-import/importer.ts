@@ -1,7 +1,7 @@
 import type { PrismaClient } from '@fusebox/db/client';
 import type { Database } from '@fusebox/db/database';
 import { type ImportDumpOptions, type ImportSummary, importDump } from '@fusebox/rollouts';
-import { type TaskImportOptions, type TaskImportSummary, importTasks } from '../tasks/import-tasks';
+import { type TaskImportOptions, type TaskImportSummary, importTasks } from '@fusebox/tasks';
 
 /**
  * Where a command's imports go: straight into a database it opened, or through the `fusebox serve` that holds

@@ -4,7 +4,7 @@ import { LOCAL_TOKEN_HEADER } from '@fusebox/db/local-protocol';
 import type { ServerRecord } from '@fusebox/db/server-record';
 import type { z } from 'zod';
 import { type ImportDumpOptions, type ImportSummary, RolloutImportError } from '@fusebox/rollouts';
-import type { TaskImportOptions, TaskImportSummary } from '../tasks/import-tasks';
+import type { TaskImportOptions, TaskImportSummary } from '@fusebox/tasks';
 import type { Importer } from './importer';
 import {
   ROLLOUTS_IMPORT_PATH,

@@ -5,7 +5,7 @@ import type { EmbeddedDatabase } from '@fusebox/db/embedded';
 import type { SqlClient } from '@fusebox/db/sql-client';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { secretMatcher } from '../auth';
-import { describeIssues } from '../input/describe-issues';
+import { describeIssues } from '@fusebox/input';
 import {
   ROLLOUTS_IMPORT_PATH,
   type RolloutsImportEvent,
@@ -15,7 +15,7 @@ import {
   tasksImportRequestSchema,
 } from '../local-import/import-protocol';
 import { importDump } from '@fusebox/rollouts';
-import { importTasks } from '../tasks/import-tasks';
+import { importTasks } from '@fusebox/tasks';
 
 /** Progress events are sent at most this often; problems, files and the end are sent at once. */
 const PROGRESS_INTERVAL_MS = 100;

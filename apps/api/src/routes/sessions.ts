@@ -12,10 +12,9 @@ import { LimiterClosedError, LimiterTimeoutError, LimiterUnavailableError } from
 import type { z } from 'zod';
 import type { Env } from '../env';
 import type { ExecutionGate } from '../execution-gate';
-import { inputIssues } from '../input/describe-issues';
+import { inputIssues, parseJsonExact } from '@fusebox/input';
 import { describeUnsupportedMediaType, isJsonContentType } from '../input/json-content-type';
 import { describeTooDeep, jsonTooDeep } from '../input/json-depth';
-import { parseJsonExact } from '../input/parse-json-exact';
 import { AgentSessions } from '../sessions/agent-sessions';
 import { InvalidRequestError, SessionsFullError, isSessionApiError } from '../sessions/errors';
 import { sidSchema } from '../sessions/session-id';

@@ -1,7 +1,6 @@
 import type { PrismaClient } from '@fusebox/db/client';
 import { SessionNotFoundError as InterpreterNotFoundError } from '@fusebox/local-sandbox/errors';
-import { computeReward } from '../tasks/reward-rule';
-import { type StoredTask, readTask, storedTask, storedTaskSelect } from '../tasks/stored-task';
+import { computeReward, readTask, storedTask, storedTaskSelect, type StoredTask } from '@fusebox/tasks';
 import { SessionClosedError, SessionNotFoundError, SessionsFullError, TaskNotFoundError } from './errors';
 import { Batcher } from './batcher';
 import { extractCode } from './extract-code';

@@ -1,5 +1,5 @@
 import type { Language } from '@fusebox/sandbox-client/protocol';
-import { languageOfTag } from '../tasks/language-tags';
+import { languageOfTag } from '@fusebox/tasks';
 
 /** A complete fenced block: the opening fence's tag and the body up to a closing fence of the same kind. */
 const FENCED_BLOCK = /^[ \t]*(`{3,}|~{3,})[ \t]*([^\s`]*)[^\n]*\n([\s\S]*?)^[ \t]*\1[ \t]*$/gm;

@@ -1,4 +1,4 @@
-import type { StoredTask } from '../tasks/stored-task';
+import type { StoredTask } from '@fusebox/tasks';
 
 /** What this process keeps of an active session between its requests. */
 export interface LiveSession {

@@ -2,9 +2,7 @@ import { runCodeRequestSchema, type RunCodeResponse } from '@fusebox/sandbox-cli
 import { summarize } from '@fusebox/sandbox-client';
 import { describeRun, truncateToolResponse } from '@fusebox/tools';
 import type { ExecutionRow } from '../execution-recorder';
-import type { TestCounts } from '../tasks/reward-rule';
-import type { StoredTask } from '../tasks/stored-task';
-import type { TaskTest } from '../tasks/task-test';
+import type { StoredTask, TaskTest, TestCounts } from '@fusebox/tasks';
 import { runProgram } from './gated-runs';
 import type { TestOutcome } from './reward-detail';
 import { stateCells } from './session-cells';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { instanceHashSchema } from '../tasks/instance-hash';
+import { instanceHashSchema } from '@fusebox/tasks';
 import { sidSchema } from './session-id';
 
 // The bodies of verl's swedev session API (seed 003): one schema per contract, used by the routes to validate

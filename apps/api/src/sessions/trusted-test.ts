@@ -6,7 +6,7 @@ import {
   runCodeRequestSchema,
 } from '@fusebox/sandbox-client/protocol';
 import { z } from 'zod';
-import type { StoredTask } from '../tasks/stored-task';
+import type { StoredTask } from '@fusebox/tasks';
 
 /**
  * The trusted runner of Python assert tests (see test-runner.py): our code, run as a `/run_code` program, which

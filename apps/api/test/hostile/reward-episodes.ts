@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { PrismaClient } from '@fusebox/db/client';
 import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { deriveInstanceHash } from '../../src/tasks/instance-hash';
+import { deriveInstanceHash } from '@fusebox/tasks';
 import { runCli } from '../serve-process';
 import { type HostileServer, healthProblem, startHostileServer } from './hostile-server';
 

@@ -1,8 +1,6 @@
 import { TRPCError, type TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
-import { TASK_SOURCES } from '../../tasks/task-record';
-import { taskMetadataSchema } from '../../tasks/task-settings';
-import { storedTask, storedTaskSelect } from '../../tasks/stored-task';
+import { TASK_SOURCES, storedTask, storedTaskSelect, taskMetadataSchema } from '@fusebox/tasks';
 import { publicProcedure } from '../init';
 
 const listInput = z.object({

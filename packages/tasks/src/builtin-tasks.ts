@@ -3,7 +3,7 @@ import type { PrismaClient } from '@fusebox/db/client';
 import { importTasks } from './import-tasks';
 
 /** The tasks shipped with Fusebox (instance_hash 9000000000000000001…), so sessions work out of the box. */
-export const BUILTIN_TASKS_PATH = fileURLToPath(new URL('../../tasks/builtin.jsonl', import.meta.url));
+export const BUILTIN_TASKS_PATH = fileURLToPath(new URL('../builtin.jsonl', import.meta.url));
 
 /**
  * Creates or refreshes the builtin tasks; run at every start-up, so it is idempotent. A rejected line is a bug

@@ -1,5 +1,4 @@
-import { describeIssues } from '../input/describe-issues';
-import { parseJsonExact } from '../input/parse-json-exact';
+import { describeIssues, parseJsonExact } from '@fusebox/input';
 import { autoEvalRowSchema, fromAutoEvalRow, looksLikeAutoEvalRow } from './autoeval-row';
 import { fromFuseboxTask, fuseboxTaskSchema } from './fusebox-task';
 import { type TaskRecord, type TaskRecordInput, taskRecordSchema } from './task-record';
