@@ -14,9 +14,14 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Where the process runs: its working directory (the embedded database's default data dir is `.fusebox` in it). */
+/**
+ * Where the process runs: its working directory (the embedded database's default data dir is `.fusebox` in it),
+ * and as whom (a root test may start it as an unprivileged uid and gid; supplementary groups are dropped).
+ */
 export interface ProcessOptions {
   cwd?: string;
+  uid?: number;
+  gid?: number;
 }
 
 /**

@@ -56,8 +56,10 @@ export class SandboxCgroup {
 }
 
 /**
- * This process's parent cgroup for its sandboxes, `/sys/fs/cgroup/{pids,memory}/fusebox/<pid>-<random>`. Cgroups left
- * behind by a Fusebox process that died are removed when the next one starts.
+ * This process's parent cgroup for its sandboxes, `/sys/fs/cgroup/{pids,memory}/fusebox/<pid>-<random>` as root.
+ * Any other user needs a subtree root delegated to it, `fusebox-<uid>` (`bin/delegate-cgroups.sh`): it may make
+ * cgroups there and move its own processes into them, which is all a sandbox's cgroup takes. Cgroups left behind
+ * by a Fusebox process that died are removed when the next one starts.
  */
 export class CgroupParent {
   readonly #dirs: string[];
@@ -69,15 +71,20 @@ export class CgroupParent {
 
   /**
    * Creates the parent cgroups, or returns the reason they are unavailable (no cgroup v1 `pids`/`memory`
-   * controllers, or no permission to create cgroups).
+   * controllers, no subtree delegated to this user, or no permission to create cgroups).
    */
   static open(): CgroupParent | string {
     const roots = CONTROLLERS.map((controller) => join(CGROUP_V1, controller));
     const missing = roots.filter((root) => !existsSync(join(root, 'cgroup.procs')));
     if (missing.length > 0) return `no cgroup v1 hierarchy at ${missing.join(', ')}`;
+    const uid = process.getuid?.() ?? 0;
+    const baseName = uid === 0 ? 'fusebox' : `fusebox-${uid}`;
+    const undelegated = roots.filter((root) => uid !== 0 && !existsSync(join(root, baseName)));
+    if (undelegated.length > 0)
+      return `no cgroup subtree delegated to uid ${uid} at ${undelegated.map((root) => join(root, baseName)).join(', ')}; as root, run packages/local-sandbox/bin/delegate-cgroups.sh <this user>`;
     try {
       const dirs = roots.map((root) => {
-        const base = join(root, 'fusebox');
+        const base = join(root, baseName);
         mkdirSync(base, { recursive: true });
         removeOrphans(base);
         // One per launcher, named after its process: several executors may live in one process.

@@ -1,9 +1,12 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const PROBE = fileURLToPath(new URL('./fixtures/unprivileged-probe.ts', import.meta.url));
+const DELEGATE_CGROUPS = fileURLToPath(new URL('../bin/delegate-cgroups.sh', import.meta.url));
 const NOBODY = '65534';
+/** A uid nothing on this machine owns and no test delegates cgroups to. */
+const UNDELEGATED = '65533';
 
 /** Runs the probe under `prefix` (a command that changes who runs it) and parses what it printed. */
 function runProbe(prefix: string[]): Promise<Record<string, unknown>> {
@@ -31,8 +34,9 @@ const CONTAINED = {
 describe('an executor run by an unprivileged user', () => {
   // As a non-root user the whole suite already runs this way; as root, this is the one place it is checked.
   it.runIf(process.getuid?.() === 0)(
-    'isolates code the same way: unprivileged bubblewrap, seccomp, masked /proc, host-side timeouts',
+    'isolates code the same way, with a delegated cgroup subtree: unprivileged bubblewrap, seccomp, masked /proc, host-side timeouts, the memory cap',
     async () => {
+      execFileSync(DELEGATE_CGROUPS, [NOBODY], { stdio: 'pipe' });
       const seen = await runProbe([
         'setpriv',
         `--reuid=${NOBODY}`,
@@ -41,13 +45,39 @@ describe('an executor run by an unprivileged user', () => {
         '--',
       ]);
       expect(seen.uid).toBe(Number(NOBODY));
-      // Not root: no cgroups to create, and the executor says what that leaves uncontained.
-      expect(seen.warnings).toEqual([expect.stringMatching(/per-sandbox cgroups are unavailable/) as string]);
+      // Not root, but with cgroups of its own beneath the delegated subtree: nothing to warn about, and a run
+      // that asks for no memory limit is killed at the sandbox's cap.
+      expect(seen.warnings).toEqual([]);
       expect(seen.probe).toEqual(CONTAINED);
       expect(seen.timeout).toBe('TimeLimitExceeded');
+      expect(seen.memoryBomb).toBe(137);
       // No cgroups, yet each sandbox stops near its 64 processes (the driver, Python and its children count),
       // and the two apart: the cap is per sandbox, not per uid.
       for (const forked of seen.forked as number[]) expect(forked).toBeGreaterThanOrEqual(55);
+      for (const forked of seen.forked as number[]) expect(forked).toBeLessThan(64);
+    },
+  );
+
+  it.runIf(process.getuid?.() === 0)(
+    'without a delegated cgroup subtree, says at start that the memory cap does not hold, and it does not',
+    async () => {
+      // A uid no subtree was delegated to; everything else holds as above.
+      const seen = await runProbe([
+        'setpriv',
+        `--reuid=${UNDELEGATED}`,
+        `--regid=${UNDELEGATED}`,
+        '--clear-groups',
+        '--',
+      ]);
+      expect(seen.warnings).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `per-sandbox cgroups are unavailable \\(no cgroup subtree delegated to uid ${UNDELEGATED} .*delegate-cgroups\\.sh.*FUSEBOX_EXECUTOR_MEMORY_CAP_MB does not hold`,
+          ),
+        ) as string,
+      ]);
+      expect(seen.probe).toEqual(CONTAINED);
+      expect(seen.memoryBomb).toBe(0);
       for (const forked of seen.forked as number[]) expect(forked).toBeLessThan(64);
     },
   );

@@ -1,5 +1,17 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
 import { type RunningServer, startServer } from '../serve-process';
+
+const DELEGATE_CGROUPS = fileURLToPath(
+  new URL('../../../../packages/local-sandbox/bin/delegate-cgroups.sh', import.meta.url),
+);
+
+/** An unprivileged user a root test starts the server as, with a cgroup subtree delegated to it as setup would. */
+export interface ServerUser {
+  uid: number;
+  gid: number;
+}
 
 /** How often the watcher pings the server while a probe runs. */
 const PING_EVERY_MS = 25;
@@ -51,16 +63,25 @@ export interface RunAnswer {
   files: Record<string, string>;
 }
 
-export async function startHostileServer(env: Record<string, string> = {}): Promise<HostileServer> {
+export async function startHostileServer(
+  env: Record<string, string> = {},
+  user?: ServerUser,
+): Promise<HostileServer> {
+  if (user !== undefined) execFileSync(DELEGATE_CGROUPS, [String(user.uid)], { stdio: 'pipe' });
   const database: TestDatabase = await createTestDatabase();
-  const server = await startServer({
-    ...database.env,
-    FUSEBOX_EXECUTOR_CONCURRENCY: '4',
-    FUSEBOX_EXECUTOR_MEMORY_CAP_MB: '256',
-    FUSEBOX_EXECUTOR_DISK_LIMIT_MB: '64',
-    FUSEBOX_EXECUTOR_MAX_PROCESSES: '64',
-    ...env,
-  });
+  const server = await startServer(
+    {
+      ...database.env,
+      FUSEBOX_EXECUTOR_CONCURRENCY: '4',
+      FUSEBOX_EXECUTOR_MEMORY_CAP_MB: '256',
+      FUSEBOX_EXECUTOR_DISK_LIMIT_MB: '64',
+      FUSEBOX_EXECUTOR_MAX_PROCESSES: '64',
+      ...env,
+    },
+    undefined,
+    undefined,
+    user ?? {},
+  );
   const request = async (path: string, init: RequestInit): Promise<Answer> => {
     const response = await fetch(`${server.url}${path}`, init);
     return {

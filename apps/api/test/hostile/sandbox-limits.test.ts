@@ -1,14 +1,20 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { ServerUser } from './hostile-server';
 import { contained, hostProcesses, openSession, probePython, runCode, useProbes } from './sandbox-probe';
 
 // Class 3 and the limits of the trust boundary (issue 15): sandboxed code cannot raise its own limits (cgroup or
 // rlimit), and when it runs into them (processes, memory, time) the run ends, what is reported about it is what
 // happened, the server stays healthy and the next run is unharmed. The hostile server caps each sandbox at 64
-// processes and 256 MB.
+// processes and 256 MB. A root test runs every probe twice: against a server run as root, and against one run as
+// nobody with a cgroup subtree delegated to it (packages/local-sandbox/bin/delegate-cgroups.sh), as the README
+// says to run Fusebox unprivileged: the limits must hold for both.
 
-const probes = useProbes();
 const isRoot = process.getuid?.() === 0;
+const NOBODY = 65534;
+const SERVERS: { as: string; user?: ServerUser }[] = isRoot
+  ? [{ as: 'root' }, { as: 'nobody', user: { uid: NOBODY, gid: NOBODY } }]
+  : [{ as: "this test's user" }];
 const MAX_PROCESSES = 64;
 const MEMORY_CAP_BYTES = 256 * 1024 * 1024;
 
@@ -30,7 +36,9 @@ async function gone(marker: string): Promise<number[]> {
   return hostProcesses(marker).map((process) => process.pid);
 }
 
-describe('sandboxed code, as to its own limits', () => {
+describe.each(SERVERS)('sandboxed code, run by a server as $as, as to its own limits', ({ user }) => {
+  const probes = useProbes({}, user);
+
   it('cannot raise its cgroup limits or its rlimits, which the host still sees in place, while it lowers its own', async () => {
     const h = probes.server();
     const marker = `fusebox-hostile-limits-${process.pid}`;

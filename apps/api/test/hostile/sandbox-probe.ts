@@ -1,6 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { type HostileServer, type RunAnswer, healthProblem, startHostileServer } from './hostile-server';
+import {
+  type HostileServer,
+  type RunAnswer,
+  type ServerUser,
+  healthProblem,
+  startHostileServer,
+} from './hostile-server';
 
 // What the sandbox probes share: one server per file, the doors code comes in by, and a Python prelude that
 // turns each attempt into a short outcome ("written", "EACCES", …) so a probe can print them all as one JSON
@@ -24,11 +30,14 @@ export interface Probes {
   run(language: string, code: string, extra?: Record<string, unknown>): Promise<RunAnswer>;
 }
 
-/** One hostile `fusebox serve` for the tests of a file (started before them, stopped after), and its probes. */
-export function useProbes(env: Record<string, string> = {}): Probes {
+/**
+ * One hostile `fusebox serve` for the tests of a file or describe block (started before them, stopped after),
+ * run as this test's user or as `user`, and its probes.
+ */
+export function useProbes(env: Record<string, string> = {}, user?: ServerUser): Probes {
   let started: HostileServer | undefined;
   beforeAll(async () => {
-    started = await startHostileServer(env);
+    started = await startHostileServer(env, user);
   });
   afterAll(async () => {
     await started?.stop();
