@@ -23,9 +23,13 @@ export const consoleDatabaseLog: DatabaseLog = {
  * locked by another process or unusable.
  */
 export function openDatabase(
-  env: Pick<Env, 'DATABASE_URL' | 'FUSEBOX_DATA_DIR'>,
+  env: Pick<Env, 'DATABASE_URL' | 'FUSEBOX_DATA_DIR' | 'FUSEBOX_DB_STATEMENT_TIMEOUT_MS'>,
   log: DatabaseLog,
   options: { maxConnections?: number } = {},
 ): Promise<Database> {
-  return open(databaseTarget(env), { log, ...options });
+  return open(databaseTarget(env), {
+    log,
+    statementTimeoutMs: env.FUSEBOX_DB_STATEMENT_TIMEOUT_MS,
+    ...options,
+  });
 }

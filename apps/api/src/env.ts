@@ -58,6 +58,8 @@ export const envSchema = z.object({
   DATABASE_URL: databaseUrl.optional(),
   /** Where the embedded database (PGlite) keeps its data when DATABASE_URL is unset. */
   FUSEBOX_DATA_DIR: z.string().min(1).default('.fusebox'),
+  /** Longest a request's statement may run on Postgres (and, a second more, wait for an answer) before a 503. */
+  FUSEBOX_DB_STATEMENT_TIMEOUT_MS: positiveInt(5000),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: port(8080),
   DASHBOARD_PORT: port(3000),

@@ -1,19 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '@fusebox/db/client';
+import { isDatabaseUnavailable } from '@fusebox/db/database-unavailable';
+import { GroupCommit } from '@fusebox/db/group-commit';
 import type { Prisma } from '@fusebox/db/prisma';
 
 /** One row of the `execution` table, as `createMany` takes it. */
 export type ExecutionRow = Prisma.ExecutionCreateManyInput;
 
-/** Rows waiting to be written; past this, the oldest are dropped (and counted) rather than growing without bound. */
-const MAX_BUFFERED_ROWS = 10_000;
-/** Rows per INSERT: a full batch is written at once; 22 columns × 500 stays far below Postgres's 65 535 parameters. */
+/** Rows per INSERT at most: 22 columns × 500 stays far below Postgres's 65 535 parameters. */
 const MAX_BATCH_ROWS = 500;
-/**
- * How long a row may wait for others to share its INSERT. One INSERT costs this process milliseconds of CPU
- * whatever its size (measured: ~5 ms for 1 row, ~6 ms for 100), CPU the executions need on a small machine.
- */
-const FLUSH_DELAY_MS = 100;
 
 /**
  * Each field of a row, its column, and the value written when the row leaves it out (the column's default).
@@ -54,79 +49,36 @@ export function executionColumns(row: ExecutionRow): Record<string, unknown> {
   return Object.fromEntries(FIELDS.map((field) => [COLUMNS[field][0], row[field] ?? COLUMNS[field][1]()]));
 }
 
-export interface RecorderStats {
-  recorded: number;
-  written: number;
-  dropped: number;
-  failedBatches: number;
-  /** Time spent in INSERTs, all batches together. */
-  writeMs: number;
-}
-
 /**
- * Writes execution rows off the response path: `record` only queues the row (microseconds). Rows are written
- * together, one multi-row INSERT per {@link FLUSH_DELAY_MS} (or per full batch), as plain SQL: Prisma's
- * `createMany` costs ten times the CPU per row. A failed INSERT is logged and its rows dropped: recording must
- * never fail or slow an execution.
+ * Writes execution rows before their answers: `record` resolves once the row is committed, so an answered
+ * execution is never missing from the table. Rows recorded while an INSERT is in flight share the next one (a
+ * group commit, as plain SQL: Prisma's `createMany` costs ten times the CPU per row), so a busy server pays one
+ * round trip for many answers, and an idle one pays no timer. A row the database refuses fails only its own
+ * `record`; a database that cannot be reached fails every waiting row, and the routes answer 503.
  */
 export class ExecutionRecorder {
   readonly #prisma: PrismaClient;
-  readonly #onError: (error: unknown, rows: number) => void;
-  #queue: ExecutionRow[] = [];
-  #timer: NodeJS.Timeout | undefined;
-  #writing: Promise<void> | undefined;
-  readonly #stats: RecorderStats = { recorded: 0, written: 0, dropped: 0, failedBatches: 0, writeMs: 0 };
+  readonly #inserts: GroupCommit<ExecutionRow, void>;
 
-  constructor(prisma: PrismaClient, onError: (error: unknown, rows: number) => void) {
+  constructor(prisma: PrismaClient) {
     this.#prisma = prisma;
-    this.#onError = onError;
-  }
-
-  record(row: ExecutionRow): void {
-    this.#stats.recorded += 1;
-    this.#queue.push(row);
-    if (this.#queue.length > MAX_BUFFERED_ROWS) this.#stats.dropped += this.#queue.splice(0, 1).length;
-    if (this.#writing) return;
-    if (this.#queue.length >= MAX_BATCH_ROWS) this.#write();
-    else this.#timer ??= setTimeout(() => this.#write(), FLUSH_DELAY_MS);
-  }
-
-  stats(): RecorderStats {
-    return { ...this.#stats };
-  }
-
-  /** Writes every row recorded so far now, and waits until they are written (or dropped after a failure). */
-  async flush(): Promise<void> {
-    if (this.#queue.length > 0 && !this.#writing) this.#write();
-    while (this.#writing) await this.#writing;
-  }
-
-  #write(): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#writing = this.#drain().finally(() => {
-      this.#writing = undefined;
-      if (this.#queue.length > 0) this.#timer ??= setTimeout(() => this.#write(), FLUSH_DELAY_MS);
+    this.#inserts = new GroupCommit((rows) => this.#insert(rows), {
+      maxBatch: MAX_BATCH_ROWS,
+      failsEveryItem: isDatabaseUnavailable,
     });
   }
 
-  async #drain(): Promise<void> {
-    while (this.#queue.length > 0) {
-      const batch = this.#queue.splice(0, MAX_BATCH_ROWS);
-      const started = performance.now();
-      try {
-        await this.#insert(batch);
-        this.#stats.written += batch.length;
-      } catch (error) {
-        this.#stats.failedBatches += 1;
-        this.#stats.dropped += batch.length;
-        this.#onError(error, batch.length);
-      }
-      this.#stats.writeMs += performance.now() - started;
-    }
+  /** Writes `row`; resolves once it is committed, rejects with the database's error if it cannot be. */
+  record(row: ExecutionRow): Promise<void> {
+    return this.#inserts.submit(row);
   }
 
-  async #insert(rows: ExecutionRow[]): Promise<void> {
+  /** Resolves once every row recorded so far is written or has failed. */
+  settled(): Promise<void> {
+    return this.#inserts.settled();
+  }
+
+  async #insert(rows: ExecutionRow[]): Promise<void[]> {
     const values: unknown[] = [];
     const tuples = rows.map((row) => {
       const placeholders = FIELDS.map((field) => {
@@ -139,6 +91,7 @@ export class ExecutionRecorder {
       `INSERT INTO "execution" (${COLUMN_LIST}) VALUES ${tuples.join(', ')}`,
       ...values,
     );
+    return rows.map(() => undefined);
   }
 }
 

@@ -28,15 +28,56 @@ function timing(execution: { timing: ExecutionTiming }) {
   };
 }
 
-/** The row for one `/run_code`. */
-export function runCodeRow(request: RunCodeRequest, execution: CodeExecution): ExecutionRow {
-  const { response } = execution;
-  const last = response.run_result ?? response.compile_result;
+/** What a row says of the request itself, answered or not. */
+export type RequestFields = Pick<ExecutionRow, 'source' | 'language' | 'code' | 'stdin'>;
+
+export function runCodeRequestFields(request: RunCodeRequest): RequestFields {
   return {
     source: 'run_code',
     language: request.language,
     code: stored(request.code, STORED_CODE_CHARS),
     stdin: request.stdin === null ? null : stored(request.stdin, STORED_OUTPUT_CHARS),
+  };
+}
+
+export function runJupyterRequestFields(request: RunJupyterRequest): RequestFields {
+  return {
+    source: 'run_jupyter',
+    language: 'python',
+    code: stored(request.cells.join('\n# %%\n'), STORED_CODE_CHARS),
+  };
+}
+
+export function cellRequestFields(code: string): RequestFields {
+  return { source: 'sandbox_cell', language: 'python', code: stored(code, STORED_CODE_CHARS) };
+}
+
+/**
+ * The row for a request that got no execution's answer: refused (429, 503, …), abandoned by its client, or
+ * failed; `message` says which and why.
+ */
+export function unansweredRow(
+  request: RequestFields,
+  status: string,
+  message: string,
+  requestedAt: Date,
+): ExecutionRow {
+  return {
+    ...request,
+    status,
+    message: stored(message, STORED_OUTPUT_CHARS),
+    requestedAt,
+    finishedAt: new Date(),
+    workerId: WORKER_ID,
+  };
+}
+
+/** The row for one `/run_code`. */
+export function runCodeRow(request: RunCodeRequest, execution: CodeExecution): ExecutionRow {
+  const { response } = execution;
+  const last = response.run_result ?? response.compile_result;
+  return {
+    ...runCodeRequestFields(request),
     status: response.status,
     message: stored(response.message, STORED_OUTPUT_CHARS),
     compileStatus: response.compile_result?.status ?? null,
@@ -58,9 +99,7 @@ export function runJupyterRow(request: RunJupyterRequest, execution: JupyterExec
     cell.error.map((error) => `${error.ename}: ${error.evalue}\n`),
   );
   return {
-    source: 'run_jupyter',
-    language: 'python',
-    code: stored(request.cells.join('\n# %%\n'), STORED_CODE_CHARS),
+    ...runJupyterRequestFields(request),
     status: response.status,
     message: stored(response.message, STORED_OUTPUT_CHARS),
     runStatus: response.driver?.status ?? null,
@@ -80,9 +119,7 @@ export function runJupyterRow(request: RunJupyterRequest, execution: JupyterExec
 export function cellRow(code: string, cell: CellExecution): ExecutionRow {
   const errors = cell.error.map((error) => `${error.ename}: ${error.evalue}\n`).join('');
   return {
-    source: 'sandbox_cell',
-    language: 'python',
-    code: stored(code, STORED_CODE_CHARS),
+    ...cellRequestFields(code),
     status: cell.status === 'ok' ? 'Success' : 'Failed',
     runStatus: cell.status === 'timeout' ? 'TimeLimitExceeded' : 'Finished',
     returnCode: cell.status === 'ok' ? 0 : cell.status === 'error' ? 1 : null,
@@ -97,9 +134,7 @@ export function cellRow(code: string, cell: CellExecution): ExecutionRow {
 /** The row for a session cell aborted because its global permit was lost: a SandboxError, never a success. */
 export function lostCellRow(code: string, lost: Error, when: ExecutionTiming): ExecutionRow {
   return {
-    source: 'sandbox_cell',
-    language: 'python',
-    code: stored(code, STORED_CODE_CHARS),
+    ...cellRequestFields(code),
     status: 'SandboxError',
     message: stored(lost.message, STORED_OUTPUT_CHARS),
     ...timing({ timing: when }),

@@ -6,7 +6,9 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
+import { isDatabaseUnavailable } from '@fusebox/db/database-unavailable';
 import { requireBearerToken } from './auth';
+import { DATABASE_RETRY_AFTER_S, databaseOutageDetail } from './database-outage';
 import { localExecutionGate } from './execution-gate';
 import { loggerOptions } from './logger';
 import { registerOpenApiRoute } from './openapi';
@@ -41,8 +43,15 @@ export async function buildServer(services: Services, options: ServerOptions = {
   });
 
   // Routes outside the scopes that answer their own errors: a failure's message (a database error, a path) is
-  // logged, never answered; refusals (4xx) keep theirs.
+  // logged, never answered; refusals (4xx) keep theirs; a database that cannot answer is a 503 to retry.
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error, url: request.url }, 'database unavailable');
+      return reply
+        .code(503)
+        .header('retry-after', String(DATABASE_RETRY_AFTER_S))
+        .send({ statusCode: 503, error: STATUS_CODES[503], message: databaseOutageDetail(error) });
+    }
     const status =
       error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500
         ? error.statusCode

@@ -44,6 +44,11 @@ export interface OpenDatabaseOptions {
   log?: DatabaseLog;
   /** Prisma's pool size on Postgres (default 10); an embedded database has one session whatever this says. */
   maxConnections?: number;
+  /**
+   * Postgres only: longest a statement of Prisma's may run, and (a second more) wait for its answer, before it
+   * fails (default 5 s). The embedded database runs in this process and cannot freeze apart from it.
+   */
+  statementTimeoutMs?: number;
 }
 
 /** The mode and printable location of a target, without opening it. */
@@ -81,7 +86,10 @@ export async function openDatabase(
     } finally {
       await sql.close();
     }
-    const prisma = createPrismaClient(target.url, { maxConnections: options.maxConnections ?? 10 });
+    const prisma = createPrismaClient(target.url, {
+      maxConnections: options.maxConnections ?? 10,
+      ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
+    });
     const lazy = lazySqlClient(openSql);
     database = {
       mode,

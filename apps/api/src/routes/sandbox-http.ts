@@ -10,7 +10,9 @@ import {
   UnsafePathError,
 } from '@fusebox/local-sandbox/errors';
 import { LimiterClosedError, LimiterTimeoutError, LimiterUnavailableError } from '@fusebox/rate-limiter';
+import { isDatabaseUnavailable } from '@fusebox/db/database-unavailable';
 import type { z } from 'zod';
+import { DATABASE_RETRY_AFTER_S, databaseOutageDetail } from '../database-outage';
 import {
   type FieldLimit,
   type FieldLimitProblem,
@@ -158,36 +160,50 @@ export function abortOnDisconnect(reply: FastifyReply): AbortSignal {
   return controller.signal;
 }
 
+/** A request answered without running: its HTTP status, what it says, and when to retry. */
+export interface Refusal {
+  status: number;
+  detail: string;
+  retryAfterSeconds?: number;
+}
+
 /**
- * Answers the executor's and the global limiter's refusals with their HTTP status: 429 with Retry-After when
- * saturated, 503 when shutting down or when the limiter's database does not answer, 404/409 for sessions, 422
- * for a path the sandbox refuses, 502 when the upstream SandboxFusion fails. Returns false for anything else.
+ * The executor's, the global limiter's and the database's refusals as HTTP answers: 429 with Retry-After when
+ * saturated, 503 when shutting down, 503 with Retry-After when the limiter's or the server's database does not
+ * answer (never a 429 that would blame saturation), 404/409 for sessions, 422 for a path the sandbox refuses,
+ * 502 when the upstream SandboxFusion fails. Undefined for anything else.
  */
+export function refusal(error: unknown): Refusal | undefined {
+  const detail = error instanceof Error ? error.message : String(error);
+  if (error instanceof QueueFullError)
+    return { status: 429, detail, retryAfterSeconds: error.retryAfterSeconds };
+  // No global permit came within FUSEBOX_LIMITER_TIMEOUT_S: the cluster is saturated.
+  if (error instanceof LimiterTimeoutError)
+    return { status: 429, detail, retryAfterSeconds: LIMITER_TIMEOUT_RETRY_AFTER_S };
+  if (error instanceof LimiterUnavailableError)
+    return { status: 503, detail, retryAfterSeconds: DATABASE_RETRY_AFTER_S };
+  if (isDatabaseUnavailable(error))
+    return { status: 503, detail: databaseOutageDetail(error), retryAfterSeconds: DATABASE_RETRY_AFTER_S };
+  if (error instanceof LimiterClosedError || error instanceof ExecutorClosedError)
+    return { status: 503, detail };
+  if (error instanceof SessionLimitError)
+    return { status: 429, detail, retryAfterSeconds: SESSION_LIMIT_RETRY_AFTER_S };
+  if (error instanceof SessionNotFoundError) return { status: 404, detail };
+  if (error instanceof SessionBusyError || error instanceof SessionDeadError) return { status: 409, detail };
+  if (error instanceof UnsafePathError) return { status: 422, detail };
+  if (error instanceof UpstreamSandboxError) return { status: 502, detail };
+  return undefined;
+}
+
+/** Sends a refusal as `{detail}`, with Retry-After when it has one. */
+export function sendRefusalAnswer(reply: FastifyReply, answer: Refusal): FastifyReply {
+  if (answer.retryAfterSeconds !== undefined) reply.header('retry-after', String(answer.retryAfterSeconds));
+  return sendJson(reply, answer.status, { detail: answer.detail });
+}
+
+/** Answers `error` as {@link refusal} words it; returns false, answering nothing, when it is not a refusal. */
 export function sendRefusal(reply: FastifyReply, error: unknown): boolean {
-  if (error instanceof QueueFullError) {
-    reply.header('retry-after', String(error.retryAfterSeconds));
-    sendJson(reply, 429, { detail: error.message });
-  } else if (error instanceof LimiterTimeoutError) {
-    // No global permit came within FUSEBOX_LIMITER_TIMEOUT_S: the cluster is saturated.
-    reply.header('retry-after', String(LIMITER_TIMEOUT_RETRY_AFTER_S));
-    sendJson(reply, 429, { detail: error.message });
-  } else if (error instanceof LimiterUnavailableError || error instanceof LimiterClosedError) {
-    sendJson(reply, 503, { detail: error.message });
-  } else if (error instanceof SessionLimitError) {
-    reply.header('retry-after', String(SESSION_LIMIT_RETRY_AFTER_S));
-    sendJson(reply, 429, { detail: error.message });
-  } else if (error instanceof ExecutorClosedError) {
-    sendJson(reply, 503, { detail: error.message });
-  } else if (error instanceof SessionNotFoundError) {
-    sendJson(reply, 404, { detail: error.message });
-  } else if (error instanceof SessionBusyError || error instanceof SessionDeadError) {
-    sendJson(reply, 409, { detail: error.message });
-  } else if (error instanceof UnsafePathError) {
-    sendJson(reply, 422, { detail: error.message });
-  } else if (error instanceof UpstreamSandboxError) {
-    sendJson(reply, 502, { detail: error.message });
-  } else {
-    return false;
-  }
-  return true;
+  const answer = refusal(error);
+  if (answer) sendRefusalAnswer(reply, answer);
+  return answer !== undefined;
 }

@@ -5,17 +5,26 @@ import type { ExecutionGate, ExecutionTiming } from '../execution-gate';
 import type { ExecutionRecorder, ExecutionRow } from '../execution-recorder';
 import type { FieldLimit } from '../input/field-limits';
 import { lostCodeExecution, lostJupyterExecution } from '../lost-permit';
-import { runCodeRow, runJupyterRow } from '../sandbox-execution-rows';
+import {
+  type RequestFields,
+  runCodeRequestFields,
+  runCodeRow,
+  runJupyterRequestFields,
+  runJupyterRow,
+  unansweredRow,
+} from '../sandbox-execution-rows';
 import type { CodeRunner } from '../upstream-sandbox';
-import { abortOnDisconnect, parseBody, sendJson, sendRefusal } from './sandbox-http';
+import { sendRecorded, sendUnanswered } from './recorded-answer';
+import { abortOnDisconnect, parseBody } from './sandbox-http';
 import type { SandboxLimits } from './sandbox-limits';
 
 /**
  * SandboxFusion's execution routes, answered by `runner` (the local executor or an upstream SandboxFusion) in
  * SandboxFusion's exact format: HTTP 200
- * even for `SandboxError`, 422 with pydantic's `detail` for a bad body or one over the server's `limits`. Every execution is recorded after its
- * response is sent. Each runs under a global permit of `gate`; one whose permit is lost mid-run is aborted and
- * answers `SandboxError`.
+ * even for `SandboxError`, 422 with pydantic's `detail` for a bad body or one over the server's `limits`. Every
+ * request that passed validation is recorded before it is answered (refused, abandoned and failed ones too), or
+ * answered 503 if the database cannot take its row. Each runs under a global permit of `gate`; one whose permit
+ * is lost mid-run is aborted and answers `SandboxError`.
  */
 export function registerRunRoutes(
   scope: FastifyInstance,
@@ -30,21 +39,25 @@ export function registerRunRoutes(
     fieldLimits: readonly FieldLimit[],
     execute: (body: z.output<S>, signal: AbortSignal) => Promise<E>,
     row: (body: z.output<S>, execution: E) => ExecutionRow,
+    requestFields: (body: z.output<S>) => RequestFields,
     lost: (lost: Error, timing: ExecutionTiming) => E,
   ) =>
     scope.post(path, async (request, reply) => {
       const body = parseBody(reply, schema, request.body, fieldLimits);
       if (body === undefined) return reply;
+      const requestedAt = new Date();
       try {
         const outcome = await gate.run((signal) => execute(body, signal), {
           signal: abortOnDisconnect(reply),
         });
         const execution = outcome.lost ? lost(outcome.lost, outcome.timing) : outcome.execution;
-        sendJson(reply, 200, execution.response);
-        recorder.record({ ...row(body, execution), limiterKey: gate.key });
+        const executionRow = { ...row(body, execution), limiterKey: gate.key };
+        await sendRecorded(reply, recorder, executionRow, 200, execution.response);
       } catch (error) {
-        // A client that went away has no one to answer; its run was killed by the abort.
-        if (!sendRefusal(reply, error) && !reply.raw.destroyed) throw error;
+        await sendUnanswered(reply, recorder, error, (status, message) => ({
+          ...unansweredRow(requestFields(body), status, message, requestedAt),
+          limiterKey: gate.key,
+        }));
       }
       return reply;
     });
@@ -55,6 +68,7 @@ export function registerRunRoutes(
     limits.runCode,
     (body, signal) => runner.runCode(body, { signal }),
     runCodeRow,
+    runCodeRequestFields,
     lostCodeExecution,
   );
   route(
@@ -63,6 +77,7 @@ export function registerRunRoutes(
     limits.runJupyter,
     (body, signal) => runner.runJupyter(body, { signal }),
     runJupyterRow,
+    runJupyterRequestFields,
     lostJupyterExecution,
   );
 }

@@ -4,7 +4,8 @@ import type { SessionInfo } from '@fusebox/local-sandbox/sessions';
 import { z } from 'zod';
 import type { ExecutionGate } from '../execution-gate';
 import type { ExecutionRecorder } from '../execution-recorder';
-import { cellRow, lostCellRow } from '../sandbox-execution-rows';
+import { cellRequestFields, cellRow, lostCellRow, unansweredRow } from '../sandbox-execution-rows';
+import { sendRecorded, sendUnanswered } from './recorded-answer';
 import { abortOnDisconnect, parseBody, sendJson, sendRefusal } from './sandbox-http';
 import type { SandboxLimits } from './sandbox-limits';
 
@@ -89,6 +90,7 @@ export function registerSessionRoutes(
     const { id } = request.params;
     const body = parseBody(reply, runCellSchema, request.body, limits.runCell);
     if (!body) return reply;
+    const requestedAt = new Date();
     try {
       const outcome = await gate.run(
         (signal) =>
@@ -100,12 +102,14 @@ export function registerSessionRoutes(
       );
       if (outcome.lost) {
         // The cell was cut short, and its interpreter with it: a sandbox failure, not an answer.
-        sendJson(reply, 503, { detail: `${outcome.lost.message}; the cell was aborted` });
-        recorder.record({ ...lostCellRow(body.code, outcome.lost, outcome.timing), limiterKey: gate.key });
+        const lostRow = { ...lostCellRow(body.code, outcome.lost, outcome.timing), limiterKey: gate.key };
+        await sendRecorded(reply, recorder, lostRow, 503, {
+          detail: `${outcome.lost.message}; the cell was aborted`,
+        });
         return reply;
       }
       const cell = outcome.execution;
-      sendJson(reply, 200, {
+      await sendRecorded(reply, recorder, { ...cellRow(body.code, cell), limiterKey: gate.key }, 200, {
         session_id: id,
         execution_count: cell.executionCount,
         status: cell.status,
@@ -116,9 +120,11 @@ export function registerSessionRoutes(
         execution_time: cell.executionTime,
         alive: cell.status === 'ok' || cell.status === 'error',
       });
-      recorder.record({ ...cellRow(body.code, cell), limiterKey: gate.key });
     } catch (error) {
-      if (!sendRefusal(reply, error) && !reply.raw.destroyed) throw error;
+      await sendUnanswered(reply, recorder, error, (status, message) => ({
+        ...unansweredRow(cellRequestFields(body.code), status, message, requestedAt),
+        limiterKey: gate.key,
+      }));
     }
     return reply;
   });

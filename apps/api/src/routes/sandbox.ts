@@ -24,17 +24,15 @@ export interface SandboxRouteOptions {
 
 /**
  * The execution routes: SandboxFusion's `/run_code` and `/run_jupyter` (on the local executor or an upstream),
- * and the local executor's stateful sessions under `/v1/sandbox/sessions`. They live in their own scope, with their own body parsing and error replies; the
- * execution recorder is flushed when the server closes.
+ * and the local executor's stateful sessions under `/v1/sandbox/sessions`. They live in their own scope, with their
+ * own body parsing and error replies; the server closes once the execution rows in flight are written.
  */
 export async function registerSandboxRoutes(
   app: FastifyInstance,
   options: SandboxRouteOptions,
 ): Promise<void> {
-  const recorder = new ExecutionRecorder(options.prisma, (error, rows) =>
-    app.log.error({ err: error }, `could not record ${rows} executions`),
-  );
-  app.addHook('onClose', () => recorder.flush());
+  const recorder = new ExecutionRecorder(options.prisma);
+  app.addHook('onClose', () => recorder.settled());
   await app.register((scope, _options, done) => {
     const { limits } = options;
     acceptJsonBodies(scope, { bodyLimit: limits.maxBodyBytes, maxDepth: limits.maxJsonDepth });

@@ -10,19 +10,24 @@ import {
 import { ExecutorClosedError, QueueFullError, isLocalSandboxError } from '@fusebox/local-sandbox/errors';
 import { LimiterClosedError, LimiterTimeoutError, LimiterUnavailableError } from '@fusebox/rate-limiter';
 import type { z } from 'zod';
+import { isDatabaseUnavailable } from '@fusebox/db/database-unavailable';
+import { DATABASE_RETRY_AFTER_S, databaseOutageDetail } from '../database-outage';
 import type { Env } from '../env';
 import type { ExecutionGate } from '../execution-gate';
+import { gatedSessionSandbox } from '../gated-session-sandbox';
 import { inputIssues, parseJsonExact } from '@fusebox/input';
 import { describeUnsupportedMediaType, isJsonContentType } from '../input/json-content-type';
 import { describeTooDeep, jsonTooDeep } from '../input/json-depth';
-import { AgentSessions } from '../sessions/agent-sessions';
-import { InvalidRequestError, SessionsFullError, isSessionApiError } from '../sessions/errors';
-import { sidSchema } from '../sessions/session-id';
 import {
+  AgentSessions,
+  InvalidRequestError,
+  SessionsFullError,
+  isSessionApiError,
   processActionRequestSchema,
   sidRequestSchema,
+  sidSchema,
   startInstanceRequestSchema,
-} from '../sessions/session-protocol';
+} from '@fusebox/agent-sessions';
 
 /** How long a client refused for want of a global permit should wait. */
 const LIMITER_RETRY_AFTER_S = 5;
@@ -43,16 +48,12 @@ export async function registerAgentSessionRoutes(
   options: { env: Env; prisma: PrismaClient; executor: Executor; gate: ExecutionGate },
 ): Promise<void> {
   const { env } = options;
-  const sessions = new AgentSessions(
-    options.prisma,
-    { executor: options.executor, gate: options.gate },
-    {
-      maxSessions: env.FUSEBOX_AGENT_SESSION_MAX,
-      idleTimeoutMs: env.FUSEBOX_AGENT_SESSION_IDLE_TIMEOUT_S * 1000,
-      maxObservationChars: env.FUSEBOX_AGENT_OBSERVATION_MAX_CHARS,
-      onExpiryError: (error) => app.log.error({ err: error }, 'could not expire idle agent sessions'),
-    },
-  );
+  const sessions = new AgentSessions(options.prisma, gatedSessionSandbox(options.executor, options.gate), {
+    maxSessions: env.FUSEBOX_AGENT_SESSION_MAX,
+    idleTimeoutMs: env.FUSEBOX_AGENT_SESSION_IDLE_TIMEOUT_S * 1000,
+    maxObservationChars: env.FUSEBOX_AGENT_OBSERVATION_MAX_CHARS,
+    onExpiryError: (error) => app.log.error({ err: error }, 'could not expire idle agent sessions'),
+  });
   app.addHook('onClose', () => sessions.close());
   await app.register((scope, _options, done) => {
     scope.removeAllContentTypeParsers();
@@ -149,6 +150,10 @@ async function answerError(
       'retry-after',
       String(error instanceof QueueFullError ? error.retryAfterSeconds : LIMITER_RETRY_AFTER_S),
     );
+  } else if (isDatabaseUnavailable(error)) {
+    status = 503;
+    body = { detail: databaseOutageDetail(error), code: 'FUSEBOX_SESSION_DATABASE_UNAVAILABLE' };
+    reply.header('retry-after', String(DATABASE_RETRY_AFTER_S));
   } else if (
     error instanceof ExecutorClosedError ||
     error instanceof LimiterUnavailableError ||
@@ -168,7 +173,9 @@ async function answerError(
   const log = { sid, route, status, code: body.code, ...(status >= 500 ? { err: error } : {}) };
   if (status >= 500) scope.log.error(log, `${route} failed: ${error.message || body.detail}`);
   else scope.log.warn(log, `${route} refused: ${body.detail}`);
-  if (sid !== undefined) {
+  // With the database unavailable, recording the error would only wait out another timeout before failing.
+  const databaseDown = isDatabaseUnavailable(error) || error instanceof LimiterUnavailableError;
+  if (sid !== undefined && !databaseDown) {
     await sessions.recordError(sid, route, `${status} ${body.detail}`).catch((recordError: unknown) => {
       scope.log.error({ sid, err: recordError }, 'could not record the error against its session');
     });
