@@ -1,0 +1,137 @@
+import type { PrismaClient } from '@fusebox/db/client';
+import { type Bm25Index, Bm25IndexBuilder, type Bm25Parameters, PYSERINI_BM25 } from './bm25-index';
+import { CorpusChoiceError } from './errors/corpus-choice-error';
+import { UnknownCorpusError } from './errors/unknown-corpus-error';
+
+/** A passage found for a query, as Search-R1's retrieval server returns it, with its BM25 score. */
+export interface RetrievedDocument {
+  id: string;
+  contents: string;
+  score: number;
+}
+
+export interface CorpusSearch {
+  corpus: { id: string; name: string };
+  /** Per query, in the order given, its best passages, best first. */
+  results: RetrievedDocument[][];
+}
+
+/** Passages read from the database per query while an index is built. */
+const LOAD_BATCH = 20_000;
+
+interface LoadedIndex {
+  index: Bm25Index;
+  /** Per position in the index, the passage's line (its key in `retrieval_document`). */
+  lines: Int32Array;
+}
+
+interface CorpusRef {
+  id: string;
+  name: string;
+  documentCount: number;
+  updatedAt: Date;
+}
+
+/**
+ * Searches imported corpora with BM25. Each corpus's index is built in this process from its passages on first
+ * use (a few seconds per 100k passages, see bench/retrieval) and kept while the corpus is unchanged; an import
+ * that adds passages makes the next search rebuild it. Only the hits' texts are read back from the database.
+ *
+ * @example
+ * const searcher = new CorpusSearcher(prisma);
+ * const { results } = await searcher.search({ queries: ['who wrote hamlet'], topk: 3 });
+ */
+export class CorpusSearcher {
+  readonly #indexes = new Map<string, { version: string; loading: Promise<LoadedIndex> }>();
+
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly parameters: Bm25Parameters = PYSERINI_BM25,
+  ) {}
+
+  /**
+   * Which corpus a search without a name uses: the only one imported. Throws CorpusChoiceError when there are
+   * none or several, and UnknownCorpusError for a name not imported.
+   */
+  async resolveCorpus(name: string | undefined): Promise<CorpusRef> {
+    const select = { id: true, name: true, documentCount: true, updatedAt: true } as const;
+    if (name !== undefined) {
+      const corpus = await this.prisma.retrievalCorpus.findUnique({ where: { name }, select });
+      if (corpus) return corpus;
+      throw new UnknownCorpusError(name, await this.#names());
+    }
+    const corpora = await this.prisma.retrievalCorpus.findMany({ select, take: 2, orderBy: { name: 'asc' } });
+    if (corpora.length === 1) return corpora[0]!;
+    throw new CorpusChoiceError(corpora.length === 0 ? [] : await this.#names());
+  }
+
+  /** The `topk` best passages of the corpus for each query. */
+  async search(options: {
+    corpus?: string;
+    queries: readonly string[];
+    topk: number;
+  }): Promise<CorpusSearch> {
+    const corpus = await this.resolveCorpus(options.corpus);
+    const { index, lines } = await this.#index(corpus);
+    const hits = options.queries.map((query) => index.search(query, options.topk));
+    const wanted = [...new Set(hits.flatMap((list) => list.map((hit) => lines[hit.doc]!)))];
+    const rows =
+      wanted.length === 0
+        ? []
+        : await this.prisma.retrievalDocument.findMany({
+            where: { corpusId: corpus.id, line: { in: wanted } },
+            select: { line: true, docId: true, contents: true },
+          });
+    const byLine = new Map(rows.map((row) => [row.line, row]));
+    const results = hits.map((list) =>
+      list.flatMap((hit) => {
+        const row = byLine.get(lines[hit.doc]!);
+        // A passage deleted since the index was built (its corpus re-imported) is simply left out.
+        return row ? [{ id: row.docId, contents: row.contents, score: hit.score }] : [];
+      }),
+    );
+    return { corpus: { id: corpus.id, name: corpus.name }, results };
+  }
+
+  async #names(): Promise<string[]> {
+    const corpora = await this.prisma.retrievalCorpus.findMany({
+      select: { name: true },
+      orderBy: { name: 'asc' },
+    });
+    return corpora.map((corpus) => corpus.name);
+  }
+
+  #index(corpus: CorpusRef): Promise<LoadedIndex> {
+    const version = `${corpus.documentCount}@${corpus.updatedAt.getTime()}`;
+    const cached = this.#indexes.get(corpus.id);
+    if (cached?.version === version) return cached.loading;
+    const loading = this.#load(corpus.id);
+    this.#indexes.set(corpus.id, { version, loading });
+    // A failed load (the database went away) must not stay cached.
+    loading.catch(() => {
+      if (this.#indexes.get(corpus.id)?.loading === loading) this.#indexes.delete(corpus.id);
+    });
+    return loading;
+  }
+
+  async #load(corpusId: string): Promise<LoadedIndex> {
+    const builder = new Bm25IndexBuilder();
+    const lines: number[] = [];
+    let after = 0;
+    for (;;) {
+      const batch = await this.prisma.retrievalDocument.findMany({
+        where: { corpusId, line: { gt: after } },
+        select: { line: true, contents: true },
+        orderBy: { line: 'asc' },
+        take: LOAD_BATCH,
+      });
+      for (const row of batch) {
+        builder.add(row.contents);
+        lines.push(row.line);
+      }
+      if (batch.length < LOAD_BATCH) break;
+      after = batch[batch.length - 1]!.line;
+    }
+    return { index: builder.build(this.parameters), lines: Int32Array.from(lines) };
+  }
+}
