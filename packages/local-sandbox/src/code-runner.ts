@@ -7,7 +7,7 @@ import { runStatus } from './run-status';
 import type { SandboxLauncher } from './sandbox-launcher';
 import type { SandboxPool } from './sandbox-pool';
 import { transpileTypeScript } from './typescript-transpile';
-import { fetchFiles, writeFiles, writeWorkdirFile } from './workdir-files';
+import { fetchFiles, resolveFetchPaths, writeFiles, writeWorkdirFile } from './workdir-files';
 
 /** A finished `/run_code`, with what only Fusebox reports: step durations and whether output was cut. */
 export interface CodeRunOutcome {
@@ -47,6 +47,7 @@ export async function runCodeRequest(
       source = transpiled.fileName.slice(sandbox.workdir.inside.length + 1);
       code = transpiled.code;
     }
+    const fetchPaths = resolveFetchPaths(sandbox.workdir, request.fetch_files);
     await writeFiles(sandbox.workdir, request.files);
     await writeWorkdirFile(sandbox.workdir, source, code);
     const memoryLimitBytes = request.memory_limit_MB > 0 ? request.memory_limit_MB * 1024 * 1024 : undefined;
@@ -67,11 +68,7 @@ export async function runCodeRequest(
     );
     if (result.sandboxError) return sandboxError(result.sandboxError);
     sandbox.kill();
-    const files = await fetchFiles(
-      sandbox.workdir.host,
-      request.fetch_files,
-      sandboxes.limits.fetchLimitBytes,
-    );
+    const files = await fetchFiles(sandbox.workdir, fetchPaths, sandboxes.limits.fetchLimitBytes);
     const { status, message } = runStatus([result.compile, result.run]);
     return {
       response: {

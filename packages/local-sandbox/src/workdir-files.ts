@@ -59,27 +59,61 @@ async function giveTo(workdir: SandboxWorkdir, path: string): Promise<void> {
 }
 
 /**
- * Reads `fetch_files` back as base64 once the sandbox is killed (its processes may not all be dead yet: what is
- * opened must still be the path checked). A path that is unsafe, missing, not a regular file, or passes through a
- * symlink anywhere is left out (SandboxFusion leaves out missing
- * files); symlinks are never followed. Files stop being added once `limitBytes` would be exceeded.
+ * Where each `fetch_files` path is, relative to the sandbox's /tmp: its only writable place (the working
+ * directory is in it), so nothing worth fetching is elsewhere. Absolute paths are taken as the sandbox sees them
+ * (`/tmp/b`, as SandboxFusion accepts), relative ones from the working directory. Throws
+ * {@link UnsafePathError} naming the first path outside, before anything runs.
+ */
+export function resolveFetchPaths(workdir: SandboxWorkdir, paths: readonly string[]): Map<string, string> {
+  // With isolation off, the sandbox's TMPDIR is its working directory; with bubblewrap, the /tmp holding it.
+  const tmp = workdir.tmp === workdir.host ? workdir.inside : posix.dirname(workdir.inside);
+  const resolved = new Map<string, string>();
+  for (const path of paths) {
+    if (path === '' || path.includes('\0')) throw new UnsafePathError(path, 'empty or holds a NUL byte');
+    const absolute = posix.resolve(workdir.inside, path);
+    if (!absolute.startsWith(`${tmp}/`)) {
+      throw new UnsafePathError(
+        path,
+        `it is outside the sandbox's writable places: only files under ${tmp} (which holds the working directory ${workdir.inside}) can be fetched`,
+      );
+    }
+    resolved.set(path, absolute.slice(tmp.length + 1));
+  }
+  return resolved;
+}
+
+/**
+ * Reads `fetch_files` back as base64, keyed by the request's paths, once the sandbox is killed (its processes may
+ * not all be dead yet: what is opened must still be the path checked). `paths` are {@link resolveFetchPaths}'s.
+ * A file that is missing, not a regular file, or passes through a symlink anywhere is left out (SandboxFusion
+ * leaves out missing files); symlinks are never followed. Files stop being added once `limitBytes` would be
+ * exceeded.
  */
 export async function fetchFiles(
-  workdir: string,
-  paths: readonly string[],
+  workdir: SandboxWorkdir,
+  paths: ReadonlyMap<string, string>,
   limitBytes: number,
 ): Promise<Record<string, string>> {
-  const fetched: Record<string, string> = {};
-  let budget = limitBytes;
-  for (const path of paths) {
-    const relative = relativePath(path);
-    if (typeof relative !== 'string' || Object.hasOwn(fetched, path)) continue;
-    const content = await readRegularFile(workdir, relative, budget);
-    if (content === undefined) continue;
-    budget -= content.length;
-    fetched[path] = content.toString('base64');
+  let tmp: FileHandle;
+  try {
+    // Opened as given: `tmp` may be `/proc/self/fd/N/..`, which path.join would collapse.
+    tmp = await open(workdir.tmp, constants.O_RDONLY | constants.O_DIRECTORY);
+  } catch {
+    return {}; // The code removed its own working directory: nothing of it is left to fetch.
   }
-  return fetched;
+  try {
+    const fetched: Record<string, string> = {};
+    let budget = limitBytes;
+    for (const [path, relative] of paths) {
+      const content = await readRegularFile(`/proc/self/fd/${tmp.fd}`, relative, budget);
+      if (content === undefined) continue;
+      budget -= content.length;
+      fetched[path] = content.toString('base64');
+    }
+    return fetched;
+  } finally {
+    await tmp.close();
+  }
 }
 
 /**

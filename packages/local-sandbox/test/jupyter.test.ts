@@ -74,4 +74,15 @@ describe('runJupyter', () => {
     expect(response.cells[1]?.display).toEqual([{ 'text/plain': '3' }]);
     expect(response.files).toEqual({ 'out.txt': Buffer.from('ABC').toString('base64') });
   });
+
+  it('fetches absolute paths in the sandbox /tmp, and refuses others with a SandboxError', async () => {
+    const { response } = await executor().runJupyter({
+      cells: ['open("/tmp/b", "w").write("bee")'],
+      fetch_files: ['/tmp/b'],
+    });
+    expect(response.files).toEqual({ '/tmp/b': Buffer.from('bee').toString('base64') });
+    const refused = await executor().runJupyter({ cells: ['1'], fetch_files: ['/mnt/b'] });
+    expect(refused.response.status).toBe('SandboxError');
+    expect(refused.response.message).toContain('refused file path "/mnt/b"');
+  });
 });

@@ -114,6 +114,48 @@ describe('runCode', () => {
     }
   });
 
+  it('fetches absolute paths anywhere in the sandbox /tmp, the working directory included, as SandboxFusion does', async () => {
+    const { response } = await python(
+      'import os\nos.makedirs("/tmp/deep/er")\nopen("/tmp/b", "w").write("bee")\n' +
+        'open("/tmp/deep/er/c", "w").write("sea")\nopen("here.txt", "w").write("cwd")\nprint(os.getcwd())\n' +
+        // Hostile control: a link the code plants in /tmp is never followed out.
+        'os.symlink("/etc/passwd", "/tmp/leak")\nos.symlink("/etc", "/tmp/etc")',
+      {
+        fetch_files: [
+          '/tmp/b',
+          '/tmp/deep/er/c',
+          '../b',
+          '/tmp/./deep/../b',
+          'here.txt',
+          '/tmp/missing',
+          '/tmp/leak',
+          '/tmp/etc/passwd',
+        ],
+      },
+    );
+    expect(response.status).toBe('Success');
+    const cwd = response.run_result?.stdout?.trim() ?? '';
+    expect(cwd).toMatch(/^\/tmp\/\w+$/);
+    const b = Buffer.from('bee').toString('base64');
+    expect(response.files).toEqual({
+      '/tmp/b': b,
+      '/tmp/deep/er/c': Buffer.from('sea').toString('base64'),
+      '../b': b,
+      '/tmp/./deep/../b': b,
+      'here.txt': Buffer.from('cwd').toString('base64'),
+    });
+  });
+
+  it('refuses fetch_files outside the sandbox /tmp with a SandboxError naming the path, before running', async () => {
+    for (const path of ['/mnt/b', '/etc/passwd', '../../etc/passwd', '/tmp', '/', '/tmp/../etc/passwd']) {
+      const { response } = await python('print("ran")', { fetch_files: ['ok.txt', path] });
+      expect(response.status).toBe('SandboxError');
+      expect(response.message).toContain(`refused file path ${JSON.stringify(path)}`);
+      expect(response.message).toContain("outside the sandbox's writable places");
+      expect(response.run_result).toBeNull();
+    }
+  });
+
   it('kills the run when the caller aborts, and rejects with the reason', async () => {
     const controller = new AbortController();
     const reason = new Error('caller went away');

@@ -234,10 +234,15 @@ print(os.path.getsize("fill.bin") <= 64 * 1024 * 1024)
     const code =
       'import os\nos.symlink("/etc/passwd", "leak")\nos.symlink("/", "root")\nos.mkdir("d")\nos.symlink("/etc", "d/etc")';
     const { response } = await run('python', code, {
-      fetch_files: ['leak', 'root/etc/passwd', 'd/etc/passwd', '/etc/passwd', '../../etc/passwd'],
+      fetch_files: ['leak', 'root/etc/passwd', 'd/etc/passwd', '/tmp/leak'],
     });
     expectContained(response);
     expect(response.status).toBe('Success');
     expect(response.files).toEqual({});
+    // Paths outside the sandbox's /tmp are refused before anything runs, never resolved against the host.
+    for (const outside of ['/etc/passwd', '../../etc/passwd']) {
+      const refused = await run('python', code, { fetch_files: [outside] });
+      expect(refused.response).toMatchObject({ status: 'SandboxError', run_result: null, files: {} });
+    }
   });
 });

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { fetchFiles } from '../src/workdir-files';
+import { fetchFiles, resolveFetchPaths } from '../src/workdir-files';
 
 // fetch_files read while a process of the sandbox still lives (its kill is a message to the spawner, and without
 // cgroups nothing else stops it at once): a directory on the way, checked as one, may be a symlink by the open.
@@ -33,9 +33,12 @@ it('never reads through a directory swapped for a symlink between the check and 
   try {
     await new Promise((resolve) => setTimeout(resolve, 200));
     const variants = Array.from({ length: 200 }, (_, i) => `${'./'.repeat(i)}a/x`);
+    // As a sandbox's working directory /tmp/w, whose /tmp is `dir`.
+    const sandbox = { inside: '/tmp/w', host: workdir, tmp: dir, owner: undefined, release: () => undefined };
+    const paths = resolveFetchPaths(sandbox, variants);
     const seen = new Set<string>();
     for (let round = 0; round < 10; round += 1) {
-      const files = await fetchFiles(workdir, variants, 1e9);
+      const files = await fetchFiles(sandbox, paths, 1e9);
       for (const value of Object.values(files)) seen.add(Buffer.from(value, 'base64').toString());
     }
     // Control: the swapped path was read, as the directory it was when checked.

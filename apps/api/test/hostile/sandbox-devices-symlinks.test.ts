@@ -129,6 +129,7 @@ result["own"] = [open("link_to_mine").read(), open("hardlink_to_mine").read()]
     const plant = `
 import os
 os.symlink("/etc/passwd", "passwd")
+os.symlink("/etc/passwd", "/tmp/passwd")
 os.symlink("/etc/shadow", "shadow")
 os.symlink("/", "slash")
 os.symlink("/etc", "etc_dir")
@@ -146,8 +147,7 @@ open("own.txt", "a").write(" and more")
       'environ',
       'zero',
       'fifo',
-      '../../../etc/passwd',
-      '/etc/passwd',
+      '/tmp/passwd',
       'own.txt',
       'hardlink.txt',
     ];
@@ -167,5 +167,12 @@ open("own.txt", "a").write(" and more")
       });
     }
     expect(runCode.run_result.return_code).toBe(0);
+    // Paths outside the sandbox's /tmp (absolute, or climbing out) are refused before anything runs.
+    for (const outside of ['../../../etc/passwd', '/etc/passwd']) {
+      const refused = await contained(h, () =>
+        h.post('/run_code', { code: 'print(1)', language: 'python', fetch_files: [outside] }),
+      );
+      expect(JSON.parse(refused.text)).toMatchObject({ status: 'SandboxError', run_result: null, files: {} });
+    }
   });
 });

@@ -1,6 +1,6 @@
 import type { JupyterCell, RunJupyterRequest, RunJupyterResponse } from '@fusebox/sandbox-client/protocol';
 import type { SandboxPool } from '../sandbox-pool';
-import { fetchFiles, writeFiles } from '../workdir-files';
+import { fetchFiles, resolveFetchPaths, writeFiles } from '../workdir-files';
 import { Interpreter } from './interpreter';
 
 /**
@@ -29,6 +29,7 @@ export async function runJupyterRequest(
   const deadline = started + request.total_timeout * 1000;
   const sandbox = await interpreters.pool.take();
   try {
+    const fetchPaths = resolveFetchPaths(sandbox.workdir, request.fetch_files);
     await writeFiles(sandbox.workdir, request.files);
     const interpreter = new Interpreter(sandbox, {
       outputLimitBytes: interpreters.outputLimitBytes,
@@ -65,7 +66,7 @@ export async function runJupyterRequest(
     }
     interpreter.stop();
     await sandbox.closed;
-    const files = await fetchFiles(sandbox.workdir.host, request.fetch_files, interpreters.fetchLimitBytes);
+    const files = await fetchFiles(sandbox.workdir, fetchPaths, interpreters.fetchLimitBytes);
     return {
       response: response(
         failed ? 'Failed' : 'Success',
