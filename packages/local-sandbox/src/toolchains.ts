@@ -1,8 +1,9 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { isAlive } from './process-alive';
+import { snapshotToolchain } from './toolchain-snapshot';
 
 /** Toolchains installed outside /usr (rustup, a Go tarball) are bound read-only at a fixed sandbox path. */
 const TOOLCHAIN_ROOTS = [
@@ -24,10 +25,12 @@ export interface Toolchains {
 }
 
 /**
- * Finds the toolchains outside /usr. Sandboxes that run as other uids than this (root) process cannot pass
- * through a private directory such as /root (where rustup installs by default): with `forOtherUids`, such a
- * toolchain is bound read-only, on the host, at a directory anyone may pass through, and bubblewrap binds it
- * from there. Views left by a Fusebox process that died are removed first.
+ * Finds the toolchains outside /usr, and where bubblewrap binds each from: a snapshot at a neutral path (see
+ * {@link snapshotToolchain}), or, where none can be made, the toolchain itself. Sandboxes that run as other uids
+ * than this (root) process cannot pass through a private directory such as /root (where rustup installs by
+ * default): with `forOtherUids`, such a toolchain is then bound read-only, on the host, at a directory anyone
+ * may pass through, and bubblewrap binds it from there. Views left by a Fusebox process that died are removed
+ * first.
  */
 export async function findToolchains({ forOtherUids }: { forOtherUids: boolean }): Promise<Toolchains> {
   const found = (await Promise.all(TOOLCHAIN_ROOTS.map(askToolchain))).filter(
@@ -37,6 +40,9 @@ export async function findToolchains({ forOtherUids }: { forOtherUids: boolean }
   const views: string[] = [];
   let ownDir: string | undefined;
   const roots = found.flatMap((toolchain) => {
+    const snapshot = snapshotToolchain(toolchain.host, basename(toolchain.mount));
+    if (snapshot !== undefined) return [{ host: snapshot, mount: toolchain.mount }];
+    // No snapshot: bound from where it lives, that path shows in the sandbox's mount table.
     if (!forOtherUids || traversable(toolchain.host)) return [toolchain];
     try {
       // One folder per launcher: several executors may live in one process.

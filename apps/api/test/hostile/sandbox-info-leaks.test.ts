@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +9,15 @@ import { overlapping, probePython, useProbes } from './sandbox-probe';
 
 const CANARY = `canary-${process.pid}-${Date.now()}`;
 const probes = useProbes({ HOSTILE_CANARY_SECRET: CANARY, FUSEBOX_HOSTILE_CANARY: CANARY });
+
+/** Where the host's `rustc` keeps its toolchain ('/usr/' when it has none of its own, or none at all). */
+function hostRustSysroot(): string {
+  try {
+    return execFileSync('rustc', ['--print', 'sysroot'], { encoding: 'utf8' }).trim();
+  } catch {
+    return '/usr/';
+  }
+}
 
 describe('sandboxed code, as to what it learns of the host', () => {
   it('sees only its own processes in /proc, neither the API nor a concurrent run', async () => {
@@ -52,7 +62,7 @@ result["own_marker"] = any(c.startswith("${marker(n)}") for c in commands.values
     }
   });
 
-  it('finds no host path, checkout or API pid in its mount table; the toolchain source path is the known residual', async () => {
+  it('finds no host path, checkout or API pid in its mount table, toolchains outside /usr included', async () => {
     const h = probes.server();
     const serverPid = h.server.process.pid;
     const serverCwd = readlinkSync(`/proc/${serverPid}/cwd`);
@@ -73,14 +83,17 @@ result["checkout"] = [os.path.exists(p) for p in ("/work", "${serverCwd}", "/roo
     expect(table).not.toContain(`fusebox-toolchains/${serverPid}`);
     expect(table.split(/[\s/]/)).not.toContain(String(serverPid));
     expect(result.checkout).toEqual([false, false, false, false]);
-    // Known residual: a bind mount's root field is its path in the source filesystem, so a toolchain bound from
-    // a private directory (rustup in /root) names that directory, though /root itself is absent inside. The pid
-    // and the passable path it was bound through do not show. Every other root field is a system path.
+    // A bind mount's root field is its path in the source filesystem, so a toolchain bound straight from a
+    // private directory (rustup in /root) would name it: toolchains are bound from a copy at a neutral path.
     const roots = lines.map((line) => line.split(' ')[3] as string);
-    const toolchainRoots = roots.filter((root) => /^\/(root|home)\//.test(root));
-    for (const root of toolchainRoots) expect(root).toMatch(/\/(\.rustup|\.cargo|go|sdk)\//);
-    for (const root of roots.filter((root) => !toolchainRoots.includes(root)))
-      expect(root).toMatch(/^\/(newroot|usr|etc|bus|fs|irq|sys|null|zero|full|random|urandom|tty)?(\/|$)/);
+    expect(roots.filter((root) => /^\/(root|home)(\/|$)/.test(root))).toEqual([]);
+    for (const root of roots)
+      expect(root).toMatch(
+        /^\/(newroot|usr|etc|bus|fs|irq|sys|null|zero|full|random|urandom|tty|var\/lib\/fusebox\/toolchains)?(\/|$)/,
+      );
+    // Control: where this machine has a toolchain outside /usr (rustup), the table does hold its mount.
+    if (!hostRustSysroot().startsWith('/usr/'))
+      expect(lines.map((line) => line.split(' ')[4])).toContain('/opt/rust');
     // Controls: the table was read and names its own mounts, and its own working directory.
     expect(lines.length).toBeGreaterThan(5);
     expect(table).toContain(' /tmp ');
