@@ -26,7 +26,7 @@ import {
   sidRequestSchema,
   startInstanceRequestSchema,
   startInstanceResponseSchema,
-} from './sessions/session-protocol';
+} from '@fusebox/agent-sessions';
 import { VERSION } from './version';
 
 /** A zod schema as JSON Schema 2020-12 (OpenAPI 3.1's dialect), for a request (`input`) or a response. */

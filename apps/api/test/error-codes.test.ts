@@ -4,7 +4,7 @@ import { isLimiterError, LIMITER_ERROR_CODES } from '@fusebox/rate-limiter';
 import { isSandboxClientError, SANDBOX_CLIENT_ERROR_CODES } from '@fusebox/sandbox-client';
 import { isToolsError, TOOLS_ERROR_CODES } from '@fusebox/tools';
 import { describe, expect, it } from 'vitest';
-import { SESSION_API_ERROR_CODES, isSessionApiError } from '../src/sessions/errors';
+import { SESSION_API_ERROR_CODES, isSessionApiError } from '@fusebox/agent-sessions';
 
 // Every guard recognises errors by their code, across copies of a package, so no code may belong to two packages.
 const FAMILIES = {

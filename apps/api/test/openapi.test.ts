@@ -22,7 +22,7 @@ import {
   processActionResponseSchema,
   sessionErrorSchema,
   startInstanceResponseSchema,
-} from '../src/sessions/session-protocol';
+} from '@fusebox/agent-sessions';
 import { loadBuiltinTasks } from '@fusebox/tasks';
 import { BUILTIN } from './session-client';
 

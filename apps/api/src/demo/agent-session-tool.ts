@@ -4,7 +4,7 @@ import {
   computeRewardResponseSchema,
   processActionResponseSchema,
   startInstanceResponseSchema,
-} from '../sessions/session-protocol';
+} from '@fusebox/agent-sessions';
 import type { FuseboxApi } from './fusebox-api';
 
 /** What the model sees: one Python session per task, kept for the whole episode. */
@@ -23,7 +23,7 @@ export const RUN_PYTHON_SCHEMA: ToolSchemaInput = {
   },
 };
 
-// The observation's last line says how the run ended (apps/api/src/sessions/observation.ts), and a restarted
+// The observation's last line says how the run ended (packages/agent-sessions/src/observation.ts), and a restarted
 // session adds one more line after it; the demo counts errors by kind from those lines.
 const ENDINGS: [RegExp, string][] = [
   [/^exit code 0$/m, 'success'],

@@ -14,17 +14,20 @@ import { isDatabaseUnavailable } from '@fusebox/db/database-unavailable';
 import { DATABASE_RETRY_AFTER_S, databaseOutageDetail } from '../database-outage';
 import type { Env } from '../env';
 import type { ExecutionGate } from '../execution-gate';
+import { gatedSessionSandbox } from '../gated-session-sandbox';
 import { inputIssues, parseJsonExact } from '@fusebox/input';
 import { describeUnsupportedMediaType, isJsonContentType } from '../input/json-content-type';
 import { describeTooDeep, jsonTooDeep } from '../input/json-depth';
-import { AgentSessions } from '../sessions/agent-sessions';
-import { InvalidRequestError, SessionsFullError, isSessionApiError } from '../sessions/errors';
-import { sidSchema } from '../sessions/session-id';
 import {
+  AgentSessions,
+  InvalidRequestError,
+  SessionsFullError,
+  isSessionApiError,
   processActionRequestSchema,
   sidRequestSchema,
+  sidSchema,
   startInstanceRequestSchema,
-} from '../sessions/session-protocol';
+} from '@fusebox/agent-sessions';
 
 /** How long a client refused for want of a global permit should wait. */
 const LIMITER_RETRY_AFTER_S = 5;
@@ -45,16 +48,12 @@ export async function registerAgentSessionRoutes(
   options: { env: Env; prisma: PrismaClient; executor: Executor; gate: ExecutionGate },
 ): Promise<void> {
   const { env } = options;
-  const sessions = new AgentSessions(
-    options.prisma,
-    { executor: options.executor, gate: options.gate },
-    {
-      maxSessions: env.FUSEBOX_AGENT_SESSION_MAX,
-      idleTimeoutMs: env.FUSEBOX_AGENT_SESSION_IDLE_TIMEOUT_S * 1000,
-      maxObservationChars: env.FUSEBOX_AGENT_OBSERVATION_MAX_CHARS,
-      onExpiryError: (error) => app.log.error({ err: error }, 'could not expire idle agent sessions'),
-    },
-  );
+  const sessions = new AgentSessions(options.prisma, gatedSessionSandbox(options.executor, options.gate), {
+    maxSessions: env.FUSEBOX_AGENT_SESSION_MAX,
+    idleTimeoutMs: env.FUSEBOX_AGENT_SESSION_IDLE_TIMEOUT_S * 1000,
+    maxObservationChars: env.FUSEBOX_AGENT_OBSERVATION_MAX_CHARS,
+    onExpiryError: (error) => app.log.error({ err: error }, 'could not expire idle agent sessions'),
+  });
   app.addHook('onClose', () => sessions.close());
   await app.register((scope, _options, done) => {
     scope.removeAllContentTypeParsers();

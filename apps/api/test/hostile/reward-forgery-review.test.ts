@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { RunCodeResponse } from '@fusebox/sandbox-client/protocol';
 import { describe, expect, it } from 'vitest';
-import { trustedVerdict } from '../../src/sessions/trusted-test';
+import { trustedVerdict } from '@fusebox/agent-sessions';
 import { useRewardSessions } from './reward-episodes';
 
 // More class 5 probes (issue 15), from a review of the trusted test runner: ways around it that

@@ -1,7 +1,6 @@
 import { TRPCError, type TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
-import { SESSION_STATES } from '../../sessions/session-state';
-import { rewardDetailSchema } from '../../sessions/reward-detail';
+import { SESSION_STATES, rewardDetailSchema } from '@fusebox/agent-sessions';
 import { epochDate } from '@fusebox/db/bounded-numbers';
 import { publicProcedure } from '../init';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseJsonExact } from '@fusebox/input';
-import { extractCode } from '../src/sessions/extract-code';
+import { extractCode } from '../src/extract-code';
 
 describe('which code an action runs', () => {
   it("takes the last block fenced in the task's language, by any of its names", () => {

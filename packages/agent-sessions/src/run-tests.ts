@@ -1,12 +1,10 @@
 import { runCodeRequestSchema, type RunCodeResponse } from '@fusebox/sandbox-client/protocol';
 import { summarize } from '@fusebox/sandbox-client';
 import { describeRun, truncateToolResponse } from '@fusebox/tools';
-import type { ExecutionRow } from '../execution-recorder';
 import type { StoredTask, TaskTest, TestCounts } from '@fusebox/tasks';
-import { runProgram } from './gated-runs';
 import type { TestOutcome } from './reward-detail';
 import { stateCells } from './session-cells';
-import type { SessionSandbox } from './session-sandbox';
+import type { ExecutionRow, SessionSandbox } from './session-sandbox';
 import { type TestSubject, judgedByTrustedRunner, trustedTestJob, trustedVerdict } from './trusted-test';
 
 /** Where AutoEval's test code wants the solution; without it the test code is appended. */
@@ -62,8 +60,7 @@ export async function runTests(
 
 async function runProgramTest(sandbox: SessionSandbox, task: StoredTask, solution: string, test: TaskTest) {
   const { runTimeoutS, memoryLimitMB } = task.settings;
-  const { response, row } = await runProgram(
-    sandbox,
+  const { response, row } = await sandbox.runProgram(
     runCodeRequestSchema.parse({
       code: test.kind === 'assert' ? withSolution(test.code, solution) : solution,
       language: task.language,
@@ -87,7 +84,7 @@ async function runTrustedTest(
   test: Extract<TaskTest, { kind: 'assert' }>,
 ) {
   const job = trustedTestJob(task, test.code, subject);
-  const { response, row } = await runProgram(sandbox, job.request);
+  const { response, row } = await sandbox.runProgram(job.request);
   const verdict = trustedVerdict(response, job.key);
   if (verdict === undefined) {
     // A timeout, a crash or a memory limit says so; a runner that ended well without one verdict line is broken.

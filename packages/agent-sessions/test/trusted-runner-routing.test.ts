@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judgedByTrustedRunner } from '../src/sessions/trusted-test';
+import { judgedByTrustedRunner } from '../src/trusted-test';
 
 describe('which assert tests the trusted runner judges', () => {
   it('takes every Python test, and pytest tests whose functions it can call as pytest would', () => {

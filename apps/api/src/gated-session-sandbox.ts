@@ -1,9 +1,16 @@
-import type { RunCodeRequest, RunCodeResponse, RunJupyterRequest } from '@fusebox/sandbox-client/protocol';
-import type { ExecutionRow } from '../execution-recorder';
-import { lostCodeExecution, lostJupyterExecution } from '../lost-permit';
-import { cellRow, lostCellRow, runCodeRow, runJupyterRow } from '../sandbox-execution-rows';
-import { type CellOutcome, cellAsRunResponse, lastCellOutcome } from './cell-outcome';
-import type { SessionSandbox } from './session-sandbox';
+import {
+  type CellOutcome,
+  type GatedRun,
+  type SessionSandbox,
+  cellAsRunResponse,
+  lastCellOutcome,
+} from '@fusebox/agent-sessions';
+import type { Executor } from '@fusebox/local-sandbox/executor';
+import type { RunCodeRequest, RunJupyterRequest } from '@fusebox/sandbox-client/protocol';
+import type { ExecutionGate } from './execution-gate';
+import { executionColumns } from './execution-recorder';
+import { lostCodeExecution, lostJupyterExecution } from './lost-permit';
+import { cellRow, lostCellRow, runCodeRow, runJupyterRow } from './sandbox-execution-rows';
 
 /**
  * A session's run is never cancelled by its client going away: an action that ran is stored and counted, as
@@ -11,14 +18,25 @@ import type { SessionSandbox } from './session-sandbox';
  */
 const UNCANCELLED = new AbortController().signal;
 
-/** A run under a global permit: its result as `/run_code` words it, and its `execution` row. */
-export interface GatedRun {
-  response: RunCodeResponse;
-  row: ExecutionRow;
+/** Agent sessions' way to the sandbox: the server's executor, behind its global gate. */
+export function gatedSessionSandbox(executor: Executor, gate: ExecutionGate): SessionSandbox {
+  const sandbox = { executor, gate };
+  return {
+    executor,
+    runProgram: (request) => runProgram(sandbox, request),
+    runReplay: (request) => runReplay(sandbox, request),
+    runCell: (interpreter, code, timeoutMs) => runCell(sandbox, interpreter, code, timeoutMs),
+    executionColumns,
+  };
+}
+
+interface GatedExecutor {
+  executor: Executor;
+  gate: ExecutionGate;
 }
 
 /** Runs a program (`/run_code`) under a global permit; a lost permit is a SandboxError. */
-export async function runProgram(sandbox: SessionSandbox, request: RunCodeRequest): Promise<GatedRun> {
+async function runProgram(sandbox: GatedExecutor, request: RunCodeRequest): Promise<GatedRun> {
   const { executor, gate } = sandbox;
   const outcome = await gate.run((signal) => executor.runCode(request, { signal }), { signal: UNCANCELLED });
   const execution = outcome.lost ? lostCodeExecution(outcome.lost, outcome.timing) : outcome.execution;
@@ -29,8 +47,8 @@ export async function runProgram(sandbox: SessionSandbox, request: RunCodeReques
  * Runs cells in a one-off interpreter (`/run_jupyter`) under a global permit and answers the last cell's
  * result, as if it had run after the others in a live session.
  */
-export async function runReplay(
-  sandbox: SessionSandbox,
+async function runReplay(
+  sandbox: GatedExecutor,
   request: RunJupyterRequest,
 ): Promise<GatedRun & { cell: CellOutcome }> {
   const { executor, gate } = sandbox;
@@ -51,8 +69,8 @@ export async function runReplay(
  * comes back as a crashed cell (`died`): the session's state is gone. Throws the executor's errors (the
  * interpreter was closed meanwhile: SessionNotFoundError).
  */
-export async function runCell(
-  sandbox: SessionSandbox,
+async function runCell(
+  sandbox: GatedExecutor,
   interpreter: string,
   code: string,
   timeoutMs: number,

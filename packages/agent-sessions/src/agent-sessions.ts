@@ -93,7 +93,7 @@ export class AgentSessions {
       const ids = new Set(inserted.map(({ id }) => id));
       return rows.map(({ id }) => ids.has(id));
     });
-    this.#actionWrites = new Batcher((actions) => storeActions(prisma, actions));
+    this.#actionWrites = new Batcher((actions) => storeActions(prisma, sandbox.executionColumns, actions));
     const interval = Math.max(1_000, Math.min(MAX_EXPIRY_INTERVAL_MS, settings.idleTimeoutMs / 4));
     this.#expiry = setInterval(
       () => void this.expireIdle().catch((error: unknown) => settings.onExpiryError(error)),

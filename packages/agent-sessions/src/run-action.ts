@@ -4,11 +4,9 @@ import {
   runCodeRequestSchema,
   runJupyterRequestSchema,
 } from '@fusebox/sandbox-client/protocol';
-import type { ExecutionRow } from '../execution-recorder';
-import { runCell, runProgram, runReplay } from './gated-runs';
 import type { LiveSession } from './live-session';
 import { restoreSource } from './restore-source';
-import type { SessionSandbox } from './session-sandbox';
+import type { ExecutionRow, SessionSandbox } from './session-sandbox';
 
 /** One action's run: the result in `/run_code`'s shape and the executions it took (the action's own last). */
 export interface ActionRun {
@@ -31,8 +29,7 @@ export async function runAction(
   const { task } = live;
   const { runTimeoutS, memoryLimitMB } = task.settings;
   if (task.sessionMode === 'fresh') {
-    const run = await runProgram(
-      sandbox,
+    const run = await sandbox.runProgram(
       runCodeRequestSchema.parse({
         code,
         language: task.language,
@@ -50,7 +47,7 @@ export async function runAction(
     live.interpreter ??= await openInterpreter(sandbox, live, idleTimeoutMs, rows);
     if (live.interpreter === undefined) break;
     try {
-      const run = await runCell(sandbox, live.interpreter, code, runTimeoutS * 1000);
+      const run = await sandbox.runCell(live.interpreter, code, runTimeoutS * 1000);
       rows.push(run.row);
       return { response: run.response, rows };
     } catch (error) {
@@ -61,8 +58,7 @@ export async function runAction(
       live.interpreter = undefined;
     }
   }
-  const run = await runReplay(
-    sandbox,
+  const run = await sandbox.runReplay(
     runJupyterRequestSchema.parse({
       cells: [...live.cells, code],
       cell_timeout: runTimeoutS,
@@ -99,8 +95,7 @@ async function openInterpreter(
     throw error;
   }
   if (live.cells.length === 0) return id;
-  const restore = await runCell(
-    sandbox,
+  const restore = await sandbox.runCell(
     id,
     restoreSource(live.cells),
     settings.runTimeoutS * 1000 * live.cells.length,
