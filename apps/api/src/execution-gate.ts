@@ -98,6 +98,7 @@ function limiterOptions(env: Env) {
     limit: env.FUSEBOX_MAX_CONCURRENCY,
     acquireTimeoutMs: env.FUSEBOX_LIMITER_TIMEOUT_S * 1000,
     holderName: WORKER_ID,
+    databaseTimeoutMs: env.FUSEBOX_DB_STATEMENT_TIMEOUT_MS,
   };
 }
 

@@ -2,7 +2,7 @@ import { abortable } from './abortable';
 import { LimiterUnavailableError } from './errors/limiter-unavailable-error';
 import type { LimiterStats } from './limiter';
 import { defaultHolderName } from './holder-name';
-import { type ConnectionSource, resolveConnect } from './pg-connection';
+import { CONNECT_TIMEOUT_MS, type ConnectionSource, resolveConnect } from './pg-connection';
 import { PgSession, describe } from './pg-session';
 import { readStats } from './pg-stats';
 import { UNDEFINED_TABLE, sqlState } from './sqlstate';
@@ -26,12 +26,12 @@ export async function listLimiters(
   const connect = resolveConnect(options);
   options.signal?.throwIfAborted();
   const session = await abortable(
-    PgSession.open(ALL_KEYS, connect, defaultHolderName(), 'read'),
+    PgSession.open(ALL_KEYS, connect, defaultHolderName(), CONNECT_TIMEOUT_MS, 'read'),
     options.signal,
   );
   try {
     return await abortable(
-      readStats(session, null).catch((error: unknown) => {
+      readStats(session, null, CONNECT_TIMEOUT_MS).catch((error: unknown) => {
         // No limiter has run on this database yet: it has no keys.
         if (sqlState(error) === UNDEFINED_TABLE) return [];
         throw new LimiterUnavailableError(ALL_KEYS, describe(error), { cause: error });

@@ -50,6 +50,13 @@ export type PgLimiterOptions = ConnectionSource & {
   maxWaitingConnections?: number;
   /** How stats name this process's permits. Default `host:pid`. */
   holderName?: string;
+  /**
+   * Longest the database may take to answer anything but the wait for a slot itself (opening a session,
+   * release, stats, settings), and to answer a liveness probe while acquires wait. Past it the connection counts
+   * as dead: a release gives the permit up with its connection, everything else rejects with
+   * LimiterUnavailableError. Default 5000; Infinity for none.
+   */
+  databaseTimeoutMs?: number;
 };
 
 /** Default of `maxWaitingConnections`. */
@@ -57,6 +64,16 @@ export const DEFAULT_MAX_WAITING_CONNECTIONS = 16;
 
 /** After a timeout, how long the database may take to report it before the connection is dropped instead. */
 const TIMEOUT_GRACE_MS = 2_000;
+
+/** Default of `databaseTimeoutMs`. */
+export const DEFAULT_DATABASE_TIMEOUT_MS = 5_000;
+
+/**
+ * How often, while acquires wait, the database is asked whether it still answers: a frozen server never ends
+ * their waits by itself, and without a probe they would last their whole acquire timeout, then blame
+ * saturation.
+ */
+const LIVENESS_PROBE_INTERVAL_MS = 1_000;
 
 /**
  * Creates a cluster-wide FIFO semaphore on Postgres advisory locks: every process that uses the same database
@@ -92,6 +109,7 @@ class PgLimiter implements Limiter {
   readonly #rate: number | undefined;
   readonly #defaultTimeoutMs: number;
   readonly #maxWaiting: number;
+  readonly #databaseTimeoutMs: number;
   readonly #holderName: string;
   readonly #connect: () => Promise<LimiterConnection>;
   /** This process's places in the database's queue. */
@@ -104,6 +122,8 @@ class PgLimiter implements Limiter {
   #namespace = 0;
   /** Reads stats and settings; never holds a permit. */
   #control: PgSession | undefined;
+  /** The liveness probe in flight, shared by every waiting acquire. */
+  #probing: Promise<void> | undefined;
   #closed = false;
 
   constructor(options: PgLimiterOptions) {
@@ -116,6 +136,11 @@ class PgLimiter implements Limiter {
       options.maxWaitingConnections,
       DEFAULT_MAX_WAITING_CONNECTIONS,
     );
+    this.#databaseTimeoutMs = checkTimeout(
+      'databaseTimeoutMs',
+      options.databaseTimeoutMs,
+      DEFAULT_DATABASE_TIMEOUT_MS,
+    );
     this.#holderName = options.holderName ?? defaultHolderName();
     this.#connect = resolveConnect(options);
     this.#tickets = new FifoSemaphore(this.#maxWaiting);
@@ -126,17 +151,16 @@ class PgLimiter implements Limiter {
     const control = await this.#controlSession();
     const register = () =>
       this.#run(() =>
-        control.query<{ lock_namespace: number }>({ text: REGISTER_KEY_SQL }, [
-          this.key,
-          lockNamespace(this.key),
-          this.#limit,
-          this.#rate ?? null,
-        ]),
+        control.query<{ lock_namespace: number }>(
+          { text: REGISTER_KEY_SQL },
+          [this.key, lockNamespace(this.key), this.#limit, this.#rate ?? null],
+          this.#databaseTimeoutMs,
+        ),
       );
     const rows = await register()
       .catch(async (error: unknown) => {
         if (sqlState(error) !== UNDEFINED_TABLE) throw error;
-        await this.#run(() => control.query({ text: CREATE_KEY_TABLE_SQL }, []));
+        await this.#run(() => control.query({ text: CREATE_KEY_TABLE_SQL }, [], this.#databaseTimeoutMs));
         return register();
       })
       .catch((error: unknown) => {
@@ -164,9 +188,11 @@ class PgLimiter implements Limiter {
     // processes starting together do not see each other's probes.
     const other = await this.#openSession();
     const probe = [randomBytes(8).readBigInt64BE().toString()];
-    await this.#run(() => control.query({ text: PROBE_LOCK_SQL }, probe));
-    const shared = await this.#run(() => other.query<{ locked: boolean }>({ text: PROBE_LOCK_SQL }, probe));
-    await this.#run(() => control.query({ text: PROBE_UNLOCK_SQL }, probe));
+    await this.#run(() => control.query({ text: PROBE_LOCK_SQL }, probe, this.#databaseTimeoutMs));
+    const shared = await this.#run(() =>
+      other.query<{ locked: boolean }>({ text: PROBE_LOCK_SQL }, probe, this.#databaseTimeoutMs),
+    );
+    await this.#run(() => control.query({ text: PROBE_UNLOCK_SQL }, probe, this.#databaseTimeoutMs));
     if (shared[0]?.locked) throw new LimiterSharedSessionError(this.key);
     this.#idle.push(other);
   }
@@ -204,7 +230,7 @@ class PgLimiter implements Limiter {
   async stats(options: { signal?: AbortSignal } = {}): Promise<LimiterStats> {
     const control = await abortable(this.#controlSession(), options.signal);
     const [stats] = await abortable(
-      this.#run(() => readStats(control, this.key)),
+      this.#run(() => readStats(control, this.key, this.#databaseTimeoutMs)),
       options.signal,
     );
     if (!stats) throw new LimiterUnavailableError(this.key, 'the key is no longer registered in limiter_key');
@@ -216,7 +242,7 @@ class PgLimiter implements Limiter {
     checkLimit(limit);
     const control = await abortable(this.#controlSession(), options.signal);
     const rows = await abortable(
-      this.#run(() => control.query({ text: SET_LIMIT_SQL }, [this.key, limit])),
+      this.#run(() => control.query({ text: SET_LIMIT_SQL }, [this.key, limit], this.#databaseTimeoutMs)),
       options.signal,
     );
     if (rows.length === 0)
@@ -238,16 +264,26 @@ class PgLimiter implements Limiter {
   /** Queues `session` in the database until it holds a slot; the timeout is the database's to enforce. */
   async #wait(session: PgSession, deadline: AcquireDeadline): Promise<number> {
     let grace: NodeJS.Timeout | undefined;
+    /** Why the database counts as gone: it did not report a timeout, or did not answer a liveness probe. */
+    let silent: Error | undefined;
+    const giveUp = (reason: Error) => {
+      silent ??= reason;
+      void this.#drop(session);
+    };
     const onAbort = () => {
       // A timeout is reported by the database, which leaves its queue cleanly and keeps the connection; only if
       // it does not answer, or the caller aborted, is the connection dropped (and its place with it).
       if (deadline.signal.reason instanceof LimiterTimeoutError) {
-        grace = setTimeout(() => void this.#drop(session), TIMEOUT_GRACE_MS);
+        const reason = new Error(`it did not report the acquire timeout within ${TIMEOUT_GRACE_MS} ms`);
+        grace = setTimeout(() => giveUp(reason), TIMEOUT_GRACE_MS);
       } else {
         void this.#drop(session);
       }
     };
     deadline.signal.addEventListener('abort', onAbort, { once: true });
+    const heartbeat = Number.isFinite(this.#databaseTimeoutMs)
+      ? setInterval(() => void this.#probe().catch(giveUp), LIVENESS_PROBE_INTERVAL_MS)
+      : undefined;
     let slot: number | null;
     try {
       const remaining = deadline.remainingMs();
@@ -259,11 +295,14 @@ class PgLimiter implements Limiter {
       slot = rows[0]?.slot ?? null;
     } catch (error) {
       void this.#drop(session);
+      // A silent database is unavailable, not saturated: never a LimiterTimeoutError that would blame the load.
+      if (silent) throw new LimiterUnavailableError(this.key, describe(silent), { cause: silent });
       if (deadline.signal.aborted) throw deadline.signal.reason;
       throw new LimiterUnavailableError(this.key, describe(error), { cause: error });
     } finally {
       deadline.signal.removeEventListener('abort', onAbort);
       clearTimeout(grace);
+      clearInterval(heartbeat);
     }
     if (slot === null) {
       this.#recycle(session);
@@ -302,12 +341,28 @@ class PgLimiter implements Limiter {
     this.#held.delete(held);
     if (!session.alive) return;
     try {
-      const rows = await session.query<{ released: boolean }>(RELEASE_SQL, [this.#namespace, slot]);
+      const rows = await session.query<{ released: boolean }>(
+        RELEASE_SQL,
+        [this.#namespace, slot],
+        this.#databaseTimeoutMs,
+      );
       if (rows[0]?.released) return this.#recycle(session);
     } catch {
       // Ending the session below frees the slot whatever went wrong.
     }
-    await this.#drop(session);
+    // Not awaited: a frozen server reads the goodbye only once it thaws, and the slot stays taken until then.
+    void this.#drop(session);
+  }
+
+  /** Asks the database whether it still answers, within databaseTimeoutMs; rejects if it does not. */
+  #probe(): Promise<void> {
+    this.#probing ??= (async () => {
+      const control = await this.#controlSession();
+      await control.query({ text: 'SELECT 1' }, [], this.#databaseTimeoutMs);
+    })().finally(() => {
+      this.#probing = undefined;
+    });
+    return this.#probing;
   }
 
   /** An idle session if one is still alive, else a new one. */
@@ -342,7 +397,7 @@ class PgLimiter implements Limiter {
   }
 
   async #openSession(): Promise<PgSession> {
-    const session = await PgSession.open(this.key, this.#connect, this.#holderName);
+    const session = await PgSession.open(this.key, this.#connect, this.#holderName, this.#databaseTimeoutMs);
     if (this.#closed) {
       await session.end();
       throw new LimiterClosedError(this.key);

@@ -23,11 +23,15 @@ export class PgSession {
     connection.on('end', () => this.#die(new Error('the connection to Postgres ended')));
   }
 
-  /** Connects through `connect` and prepares the session (sessionSetupSql), or throws LimiterUnavailableError. */
+  /**
+   * Connects through `connect` and prepares the session (sessionSetupSql), or throws LimiterUnavailableError;
+   * the set-up gets `timeoutMs` to answer.
+   */
   static async open(
     key: string,
     connect: () => Promise<LimiterConnection>,
     holderName: string,
+    timeoutMs: number,
     purpose: SessionPurpose = 'acquire',
   ): Promise<PgSession> {
     let timer: NodeJS.Timeout | undefined;
@@ -50,7 +54,7 @@ export class PgSession {
     }
     const session = new PgSession(connection);
     try {
-      await connection.query({ text: sessionSetupSql(applicationName(holderName), purpose) });
+      await session.query({ text: sessionSetupSql(applicationName(holderName), purpose) }, [], timeoutMs);
     } catch (error) {
       await session.end();
       throw new LimiterUnavailableError(key, describe(error), { cause: error });
@@ -62,9 +66,33 @@ export class PgSession {
     return this.#alive;
   }
 
-  async query<Row>(config: { name?: string; text: string }, values: unknown[]): Promise<Row[]> {
-    const result = await this.#connection.query({ ...config, values });
-    return result.rows as Row[];
+  /**
+   * Runs one statement. With a finite `timeoutMs`, a database that has not answered by then (frozen, or cut off
+   * without a reset) counts as dead: the session is given up, its locks with it, and the query rejects.
+   */
+  async query<Row>(
+    config: { name?: string; text: string },
+    values: unknown[],
+    timeoutMs = Infinity,
+  ): Promise<Row[]> {
+    const running = this.#connection.query({ ...config, values });
+    if (!Number.isFinite(timeoutMs)) return (await running).rows as Row[];
+    // Once given up, the query still rejects when the session ends; nobody is waiting for it by then.
+    running.catch(() => {});
+    let timer: NodeJS.Timeout | undefined;
+    const silence = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new Error(`Postgres did not answer within ${timeoutMs} ms`);
+        this.#die(error);
+        void this.end();
+        reject(error);
+      }, timeoutMs);
+    });
+    try {
+      return (await Promise.race([running, silence])).rows as Row[];
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Calls `onLost` if the session dies before `unwatch`. */
@@ -76,7 +104,10 @@ export class PgSession {
     this.#onLost = undefined;
   }
 
-  /** Ends the session; Postgres frees its locks. A query still running rejects. Never rejects itself. */
+  /**
+   * Ends the session; Postgres frees its locks. A query still running rejects. Never rejects itself, but on a
+   * frozen server it resolves only once the server reads the goodbye: callers that must not wait do not await it.
+   */
   async end(): Promise<void> {
     this.#alive = false;
     await this.#connection.end().catch(() => {});

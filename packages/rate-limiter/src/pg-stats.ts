@@ -16,10 +16,15 @@ interface StatsRow {
 /**
  * Reads the cluster-wide state of one key (or of every key) from `pg_locks`: in flight = granted slot locks,
  * waiting = every session on the gate (the head holds it while it polls; the rest queue for it). Reading
- * `pg_locks` briefly locks the whole lock table, so callers should poll at most about once a second.
+ * `pg_locks` briefly locks the whole lock table, so callers should poll at most about once a second. A database
+ * silent past `timeoutMs` ends the session (PgSession.query).
  */
-export async function readStats(session: PgSession, key: string | null): Promise<LimiterStats[]> {
-  const rows = await session.query<StatsRow>({ text: STATS_SQL }, [key]);
+export async function readStats(
+  session: PgSession,
+  key: string | null,
+  timeoutMs = Infinity,
+): Promise<LimiterStats[]> {
+  const rows = await session.query<StatsRow>({ text: STATS_SQL }, [key], timeoutMs);
   const byKey = new Map<string, LimiterStats>();
   for (const row of rows) {
     let stats = byKey.get(row.key);

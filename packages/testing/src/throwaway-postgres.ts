@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chown, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { chown, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,12 @@ export interface ThrowawayPostgres {
   start(): Promise<void>;
   /** Stops it and deletes its files. */
   destroy(): Promise<void>;
+  /**
+   * Sends `signal` to the server and every one of its processes: SIGSTOP freezes it (connections stay open and
+   * nothing answers, as with a hung host), SIGCONT thaws it, SIGKILL crashes it (start() then recovers from the
+   * WAL).
+   */
+  signal(signal: 'SIGSTOP' | 'SIGCONT' | 'SIGKILL'): Promise<void>;
 }
 
 /**
@@ -69,10 +75,40 @@ export async function startThrowawayPostgres(
     stop: async () => void (await stop()),
     start: async () => void (await start()),
     async destroy() {
+      await serverProcesses(data).then((pids) => pids.forEach((pid) => signalProcess(pid, 'SIGCONT')));
       await stop().catch(() => {});
       await rm(dir, { recursive: true, force: true });
     },
+    async signal(signal) {
+      // The postmaster last on the way down, so it cannot start replacements for the ones already stopped.
+      const pids = await serverProcesses(data);
+      for (const pid of signal === 'SIGCONT' ? pids : pids.reverse()) signalProcess(pid, signal);
+    },
   };
+}
+
+/** The postmaster (from its pid file) first, then its children. */
+async function serverProcesses(data: string): Promise<number[]> {
+  const pidFile = await readFile(join(data, 'postmaster.pid'), 'utf8').catch(() => '');
+  const postmaster = Number(pidFile.split('\n')[0]);
+  if (!Number.isSafeInteger(postmaster) || postmaster <= 0) return [];
+  const children: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // Field 4, after the parenthesised command name, is the parent's pid.
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (parent === postmaster) children.push(Number(entry));
+  }
+  return [postmaster, ...children];
+}
+
+function signalProcess(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // Gone already.
+  }
 }
 
 async function newestPostgresBin(): Promise<string> {
