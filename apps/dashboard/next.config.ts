@@ -5,7 +5,7 @@ const config: NextConfig = {
   poweredByHeader: false,
   // The dashboard reads the API's router types, and bundles the rollout search's pure helpers
   // (`@fusebox/rollouts/query`) so the browser marks matches by the server's rules.
-  transpilePackages: ['@fusebox/api', '@fusebox/rollouts'],
+  transpilePackages: ['@fusebox/api-router', '@fusebox/rollouts'],
 };
 
 export default config;

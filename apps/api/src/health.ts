@@ -1,23 +1,9 @@
 import { pathToFileURL } from 'node:url';
-import { type DatabaseMode, describeTarget } from '@fusebox/db/database';
+import type { Health } from '@fusebox/api-router';
+import { describeTarget } from '@fusebox/db/database';
 import { databaseTarget } from './database';
 import type { Services } from './services';
 import { VERSION } from './version';
-
-export interface Health {
-  status: 'ok' | 'degraded';
-  version: string;
-  uptimeSeconds: number;
-  database: {
-    status: 'ok' | 'error';
-    /** `embedded` (PGlite, one process) or `postgres`. */
-    mode: DatabaseMode;
-    /** Where the data lives: the Postgres URL without its password, or the embedded data directory as a file URL. */
-    url: string;
-    latencyMs: number | null;
-    error: string | null;
-  };
-}
 
 const DATABASE_CHECK_TIMEOUT_MS = 2_000;
 

@@ -5,6 +5,7 @@ import Fastify, {
   type FastifyInstance,
   LogController,
 } from 'fastify';
+import { type AppRouter, appRouter } from '@fusebox/api-router';
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import { isDatabaseUnavailable } from '@fusebox/db/database-unavailable';
 import { requireBearerToken } from './auth';
@@ -19,8 +20,8 @@ import { registerSandboxRoutes } from './routes/sandbox';
 import { sandboxLimits } from './routes/sandbox-limits';
 import { registerAgentSessionRoutes } from './routes/sessions';
 import type { Services } from './services';
-import { guardTrpcRequests } from './trpc/request-guards';
-import { type AppRouter, appRouter } from './trpc/router';
+import { trpcContext } from './trpc-context';
+import { guardTrpcRequests } from './trpc-request-guards';
 
 export interface ServerOptions {
   /** false silences the server (tests); a logger made beforehand is used as is (`fusebox serve`'s start-up lines). */
@@ -84,11 +85,12 @@ export async function buildServer(services: Services, options: ServerOptions = {
 
   await app.register(async (scope) => {
     guardTrpcRequests(scope, { maxJsonDepth: services.env.FUSEBOX_MAX_JSON_DEPTH });
+    const context = trpcContext(services);
     await scope.register(fastifyTRPCPlugin, {
       prefix: '/trpc',
       trpcOptions: {
         router: appRouter,
-        createContext: () => services,
+        createContext: () => context,
         onError: ({ path, error }) => {
           if (error.code === 'INTERNAL_SERVER_ERROR')
             app.log.error({ path, err: error }, 'tRPC procedure failed');

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readEnv } from '../src/env';
 import { buildServer } from '../src/server';
 import type { Services } from '../src/services';
-import { createCaller } from '../src/trpc/router';
+import { createCaller } from '@fusebox/api-router';
+import { trpcContext } from '../src/trpc-context';
 import { openTestServices } from './router-context';
 
 describe('health', () => {
@@ -16,7 +17,7 @@ describe('health', () => {
 
   it('reports ok with the database latency over tRPC', async () => {
     const { services, close } = await openTestServices(database);
-    const health = await createCaller(services).health.get();
+    const health = await createCaller(trpcContext(services)).health.get();
     expect(health.status).toBe('ok');
     expect(health.database.status).toBe('ok');
     expect(health.database.mode).toBe(database.mode);

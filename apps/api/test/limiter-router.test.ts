@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openExecutionGate } from '../src/execution-gate';
-import { createCaller } from '../src/trpc/router';
+import { createCaller } from '@fusebox/api-router';
+import { trpcContext } from '../src/trpc-context';
 import { type RouterContext, createRouterContext } from './router-context';
 
 describe('the limiter router', () => {
@@ -22,7 +23,9 @@ describe('the limiter router', () => {
   it('streams in flight and waiting as executions take and wait for permits, each sample tracked by its time', async () => {
     const services = { ...context.services, gate: await gate(context.services.env) };
     const controller = new AbortController();
-    const stream = await createCaller(services, { signal: controller.signal }).limiter.inFlight();
+    const stream = await createCaller(trpcContext(services), {
+      signal: controller.signal,
+    }).limiter.inFlight();
     // Two executions hold both permits and 20 wait, until `finish` lets them go: more than the Postgres limiter's
     // 16 waiting connections, so some wait in the process, and are counted too.
     const waiters = 20;

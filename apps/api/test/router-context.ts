@@ -2,7 +2,8 @@ import type { Database } from '@fusebox/db/database';
 import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
 import { readEnv } from '../src/env';
 import type { Services } from '../src/services';
-import { createCaller } from '../src/trpc/router';
+import { createCaller } from '@fusebox/api-router';
+import { trpcContext } from '../src/trpc-context';
 
 export interface RouterContext {
   database: TestDatabase;
@@ -37,7 +38,7 @@ export async function createRouterContext(): Promise<RouterContext> {
     database,
     opened,
     services,
-    caller: createCaller(services),
+    caller: createCaller(trpcContext(services)),
     async close() {
       await close();
       await database.drop();

@@ -2,7 +2,8 @@ import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
 import type { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Services } from '../src/services';
-import { createCaller } from '../src/trpc/router';
+import { createCaller } from '@fusebox/api-router';
+import { trpcContext } from '../src/trpc-context';
 import { openTestServices } from './router-context';
 
 describe('tasks and sessions over tRPC', () => {
@@ -97,7 +98,7 @@ describe('tasks and sessions over tRPC', () => {
   });
 
   it('lists tasks with their test counts, filtered by source or searched by name or instance_hash', async () => {
-    const caller = createCaller(ctx);
+    const caller = createCaller(trpcContext(ctx));
     const all = await caller.tasks.list({});
     expect(
       all.items.map((task) => [task.id, task.name, task.f2pTotal, task.p2pTotal, task.sessionCount]),
@@ -117,7 +118,7 @@ describe('tasks and sessions over tRPC', () => {
   });
 
   it('shows one task with its tests and settings, and NOT_FOUND for an unknown instance_hash', async () => {
-    const caller = createCaller(ctx);
+    const caller = createCaller(trpcContext(ctx));
     const task = await caller.tasks.byId({ id: '11' });
     expect(task.tests.map((test) => test.name)).toEqual(['adds', 'runs']);
     expect(task.failToPass).toEqual(['adds']);
@@ -129,7 +130,7 @@ describe('tasks and sessions over tRPC', () => {
   });
 
   it('lists sessions newest first with filters', async () => {
-    const caller = createCaller(ctx);
+    const caller = createCaller(trpcContext(ctx));
     const all = await caller.sessions.list({});
     expect(all.items.map((session) => session.id)).toEqual(['900000000000000002', '900000000000000001']);
     expect(all.items[1]?.task.name).toBe('add two numbers');
@@ -148,7 +149,7 @@ describe('tasks and sessions over tRPC', () => {
   });
 
   it('shows one session with its actions in order, its observations, reward and errors', async () => {
-    const caller = createCaller(ctx);
+    const caller = createCaller(trpcContext(ctx));
     const session = await caller.sessions.byId({ id: '900000000000000001' });
     expect(session.actions.map((action) => [action.seq, action.observation])).toEqual([
       [1, 'exit code 0'],

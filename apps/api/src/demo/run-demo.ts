@@ -13,7 +13,7 @@ import { type ExecutionStats, readExecutionStats } from './execution-stats';
 import { fuseboxApi } from './fusebox-api';
 import { scoreGsm8k } from './gsm8k-episodes';
 import { type ServerInfo, checkServer } from './server-check';
-import type { KeyLoad } from '../overview/live-load';
+import type { KeyLoad } from '@fusebox/api-router';
 import { gateLoad, watchServerLoad } from './server-load';
 import { planStep } from './step-plan';
 

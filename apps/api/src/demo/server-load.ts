@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { type KeyLoad, SAMPLE_INTERVAL_MS } from '../overview/live-load';
+import type { KeyLoad } from '@fusebox/api-router';
+import { SAMPLE_INTERVAL_MS } from '../overview/live-load';
 import type { FuseboxApi } from './fusebox-api';
 
 const keyLoadSchema = z.object({

@@ -1,30 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { listLimiters } from '@fusebox/rate-limiter/pg';
+import { EXECUTOR_KEY, type KeyLoad, type LiveLoad } from '@fusebox/api-router';
 import type { Services } from '../services';
-
-/** One limiter key's (or the local executor's) load at one moment. */
-export interface KeyLoad {
-  key: string;
-  /** `limiter`: cluster-wide, from Postgres's lock table; `executor`: this API process's own sandbox queue. */
-  source: 'limiter' | 'executor';
-  limit: number;
-  inFlight: number;
-  waiting: number;
-}
-
-export interface LiveLoad {
-  /** When it was sampled, ms since the epoch. */
-  at: number;
-  keys: KeyLoad[];
-  /** Why the cluster-wide numbers are missing, when they are. */
-  limiterError: string | null;
-}
 
 /** The lock table is locked while it is read, so it is sampled at most once a second however many watch. */
 export const SAMPLE_INTERVAL_MS = 1_000;
-
-/** Name of the local executor's row; its executions have no limiter key. */
-export const EXECUTOR_KEY = 'executor';
 
 /**
  * Reads the load now: every limiter key's cluster-wide permits (on Postgres), or this process's own gate (embedded,

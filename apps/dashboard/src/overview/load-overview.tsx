@@ -2,7 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
-import type { AppRouter } from '@fusebox/api/trpc';
+import type { AppRouter } from '@fusebox/api-router';
 import type { inferRouterOutputs } from '@trpc/server';
 import { useEffect, useState } from 'react';
 import { LineChart } from '~/components/line-chart';

@@ -1,4 +1,4 @@
-import type { AppRouter } from '@fusebox/api/trpc';
+import type { AppRouter } from '@fusebox/api-router';
 import type { inferRouterOutputs } from '@trpc/server';
 
 type Outputs = inferRouterOutputs<AppRouter>['rollouts'];

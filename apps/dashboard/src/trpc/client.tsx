@@ -1,6 +1,6 @@
 'use client';
 
-import type { AppRouter } from '@fusebox/api/trpc';
+import type { AppRouter } from '@fusebox/api-router';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { createTRPCClient, httpBatchStreamLink, httpSubscriptionLink, splitLink } from '@trpc/client';
 import { createTRPCContext } from '@trpc/tanstack-react-query';

@@ -1,4 +1,4 @@
-import type { AppRouter } from '@fusebox/api/trpc';
+import type { AppRouter } from '@fusebox/api-router';
 import { createTRPCClient, httpBatchLink } from '@trpc/client';
 import { createTRPCOptionsProxy } from '@trpc/tanstack-react-query';
 import { env } from '~/env';

@@ -1,7 +1,7 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { describe, expect, it } from 'vitest';
-import type { Services } from '../src/services';
-import { INTERNAL_ERROR_MESSAGE, createTRPCRouter, publicProcedure } from '../src/trpc/init';
+import { INTERNAL_ERROR_MESSAGE, createTRPCRouter, publicProcedure } from '../src/init';
+import type { RouterContext } from '../src/router-context';
 
 // The routers' procedures rarely fail unforeseen, so this one is made to: a database error's message, with its
 // SQL and values, is what a client must never see.
@@ -19,7 +19,7 @@ async function call(path: string): Promise<{ status: number; text: string }> {
     endpoint: '/trpc',
     req: new Request(`http://127.0.0.1/trpc/${path}`),
     router,
-    createContext: () => ({}) as Services,
+    createContext: () => ({}) as RouterContext,
   });
   return { status: response.status, text: await response.text() };
 }

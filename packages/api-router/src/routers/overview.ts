@@ -1,6 +1,6 @@
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
-import { loadHistory } from '../../overview/load-history';
+import { loadHistory } from '../load-history';
 import { publicProcedure } from '../init';
 
 /** The overview page's history: how load has gone lately (the live part is the limiter router's). */

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
-import { describeUnsupportedMediaType, isJsonContentType } from '../input/json-content-type';
-import { describeTooDeep, jsonTooDeep } from '../input/json-depth';
+import { describeUnsupportedMediaType, isJsonContentType } from './input/json-content-type';
+import { describeTooDeep, jsonTooDeep } from './input/json-depth';
 
 /** Answers a refusal in tRPC's error shape, so the tRPC client reports it as it reports its own. */
 function refuse(reply: FastifyReply, httpStatus: number, code: TRPC_ERROR_CODE_KEY, message: string) {
