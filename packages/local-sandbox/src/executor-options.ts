@@ -38,6 +38,17 @@ export interface ExecutorOptions {
   maxSessions?: number;
   /** A session nobody used for this long is closed. Default 300 000 ms (5 minutes). */
   sessionIdleTimeoutMs?: number;
+  /**
+   * Forks Python `/run_code` runs from warm interpreters (zygotes, one per slot) instead of starting one per run.
+   * Default false.
+   */
+  pythonZygote?: boolean;
+  /** Modules every zygote imports before its first run (those not installed are skipped). */
+  pythonZygoteModules?: string[];
+  /** Runs one zygote forks before it is replaced. Default 1000. */
+  pythonZygoteMaxRuns?: number;
+  /** How long one zygote lives before it is replaced. Default 600 000 ms (10 minutes). */
+  pythonZygoteMaxAgeMs?: number;
   /** Where warnings go (isolation off, cgroups unavailable, background clean-up failures). Default console.warn. */
   warn?: (message: string) => void;
 }
@@ -45,6 +56,30 @@ export interface ExecutorOptions {
 export type ResolvedExecutorOptions = Required<ExecutorOptions>;
 
 const MB = 1024 * 1024;
+/**
+ * What zygotes import by default: the standard modules model-written Python usually imports. numpy, sympy,
+ * scipy or pandas are worth listing when installed (each adds its import time to a zygote's start and its size
+ * to every zygote's memory).
+ */
+export const DEFAULT_ZYGOTE_MODULES = [
+  'bisect',
+  'collections',
+  'dataclasses',
+  'datetime',
+  'decimal',
+  'fractions',
+  'functools',
+  'heapq',
+  'itertools',
+  'json',
+  'math',
+  'random',
+  're',
+  'statistics',
+  'string',
+  'typing',
+];
+const PYTHON_MODULE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 
 /** Validates options up front and fills in the defaults; throws TypeError naming what was expected. */
 export function resolveExecutorOptions(options: ExecutorOptions = {}): ResolvedExecutorOptions {
@@ -60,6 +95,12 @@ export function resolveExecutorOptions(options: ExecutorOptions = {}): ResolvedE
   if (options.isolation !== undefined && options.isolation !== 'bwrap' && options.isolation !== 'none') {
     throw new TypeError(
       `expected isolation to be 'bwrap' or 'none', got ${JSON.stringify(options.isolation)}`,
+    );
+  }
+  const modules = options.pythonZygoteModules ?? DEFAULT_ZYGOTE_MODULES;
+  if (!Array.isArray(modules) || !modules.every((name) => PYTHON_MODULE_NAME.test(name))) {
+    throw new TypeError(
+      `expected pythonZygoteModules to be Python module names, got ${JSON.stringify(options.pythonZygoteModules)}`,
     );
   }
   if (options.warn !== undefined && typeof options.warn !== 'function') {
@@ -79,6 +120,10 @@ export function resolveExecutorOptions(options: ExecutorOptions = {}): ResolvedE
     warmSandboxes: count('warmSandboxes', concurrency, 0),
     maxSessions: count('maxSessions', 64, 0),
     sessionIdleTimeoutMs: count('sessionIdleTimeoutMs', 300_000),
+    pythonZygote: options.pythonZygote ?? false,
+    pythonZygoteModules: modules,
+    pythonZygoteMaxRuns: count('pythonZygoteMaxRuns', 1000),
+    pythonZygoteMaxAgeMs: count('pythonZygoteMaxAgeMs', 600_000),
     warn: options.warn ?? ((message) => console.warn(message)),
   };
 }

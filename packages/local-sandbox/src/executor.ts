@@ -13,11 +13,13 @@ import {
   resolveExecutorOptions,
 } from './executor-options';
 import { FifoGate } from './fifo-gate';
+import { forkable, runForked } from './forked-run';
 import { type ExecutionTiming, gated } from './gated';
 import { type LanguageStatus, LanguageStatuses } from './language-statuses';
 
 export type { LanguageStatus } from './language-statuses';
 import { SandboxLauncher } from './sandbox-launcher';
+import { PythonZygotes } from './python-zygotes';
 import { SandboxPool } from './sandbox-pool';
 import { interpreterCommand } from './session/interpreter';
 import { type JupyterOutcome, runJupyterRequest } from './session/jupyter';
@@ -40,6 +42,8 @@ export interface ExecutorStats {
   running: number;
   waiting: number;
   warmSandboxes: number;
+  /** Python zygotes ready to fork a run (see `pythonZygote`). */
+  idleZygotes: number;
   sessions: number;
 }
 
@@ -66,6 +70,8 @@ export class Executor {
   readonly #gate: FifoGate;
   readonly #codePool: SandboxPool;
   readonly #interpreterPool: SandboxPool;
+  /** Python runs forked from warm interpreters, when `pythonZygote` is on (and isolation too). */
+  readonly #zygotes: PythonZygotes | undefined;
   /** Aborts every execution in flight when the executor closes. */
   readonly #closing = new AbortController();
   readonly #inFlight = new Set<Promise<unknown>>();
@@ -92,6 +98,21 @@ export class Executor {
       Math.min(options.warmSandboxes, WARM_INTERPRETERS),
       onError,
     );
+    this.#zygotes =
+      options.pythonZygote && options.isolation === 'bwrap'
+        ? new PythonZygotes(
+            launcher,
+            {
+              modules: options.pythonZygoteModules,
+              maxRuns: options.pythonZygoteMaxRuns,
+              maxAgeMs: options.pythonZygoteMaxAgeMs,
+              diskBytes: fileSizeBytes,
+              maxProcesses,
+            },
+            options.concurrency,
+            onError,
+          )
+        : undefined;
     this.sessions = new SessionManager(this.#interpreterPool, this.#gate, {
       maxSessions: options.maxSessions,
       idleTimeoutMs: options.sessionIdleTimeoutMs,
@@ -135,7 +156,10 @@ export class Executor {
       };
       const { result, timing } = await gated(
         this.#gate,
-        () => runCodeRequest(request, sandboxes, { signal: aborted }),
+        async () =>
+          (this.#zygotes && forkable(request)
+            ? await runForked(request, this.#zygotes, { signal: aborted })
+            : undefined) ?? runCodeRequest(request, sandboxes, { signal: aborted }),
         { signal: aborted },
       );
       return { ...result, timing };
@@ -182,6 +206,7 @@ export class Executor {
       running: this.#gate.running,
       waiting: this.#gate.waiting,
       warmSandboxes: this.#codePool.warm + this.#interpreterPool.warm,
+      idleZygotes: this.#zygotes?.idle ?? 0,
       sessions: this.sessions.size,
     };
   }
@@ -196,7 +221,7 @@ export class Executor {
     this.#closing.abort(new ExecutorClosedError());
     this.sessions.closeAll();
     await Promise.allSettled([...this.#inFlight]);
-    await Promise.all([this.#codePool.close(), this.#interpreterPool.close()]);
+    await Promise.all([this.#codePool.close(), this.#interpreterPool.close(), this.#zygotes?.close()]);
     await this.#launcher.close();
   }
 

@@ -28,7 +28,7 @@ export interface JobResult {
   outputTruncated: boolean;
 }
 
-interface Step {
+export interface Step {
   /** The host's clock (ms) when it heard of the step's start and end: what timeouts are measured on. */
   startedAt?: number;
   endedAt?: number;
@@ -159,7 +159,7 @@ export async function runJob(
 }
 
 /** A step's duration in ms: by the driver's clock when it reported both ends, else by the host's. */
-function elapsed(step: Step): number | null {
+export function elapsed(step: Step): number | null {
   if (step.startedAt === undefined) return null;
   if (
     !step.timedOut &&
@@ -177,7 +177,7 @@ function elapsed(step: Step): number | null {
  * `Finished` with the exit status the driver saw. A step whose status never arrived (something killed the
  * driver) reports the sandbox's own exit status. A step that never started is null.
  */
-function stepResult(
+export function stepResult(
   step: Step,
   sandboxExit: number | null,
   stdout: string,

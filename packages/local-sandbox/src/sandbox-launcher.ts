@@ -268,11 +268,16 @@ export class SandboxLauncher {
    * has. Rejects with {@link SandboxFailureError} if it dies or hangs first. A `background` start runs at
    * {@link BACKGROUND_NICENESS} until {@link Sandbox.prioritise} is called. An `init` command is the sandbox's
    * pid 1 itself (bubblewrap's --as-pid-1): it reaps what the code leaves behind, and nothing inside can signal
-   * it, open its memory or its fds, so what it reports on fd 4 cannot be forged by the code it runs.
+   * it, open its memory or its fds, so what it reports on fd 4 cannot be forged by the code it runs. A `zygote`
+   * sandbox runs trusted code only: see {@link zygoteSandboxArgs}.
    */
   async start(
     command: readonly string[],
-    { background = false, init = false }: { background?: boolean; init?: boolean } = {},
+    {
+      background = false,
+      init = false,
+      zygote = false,
+    }: { background?: boolean; init?: boolean; zygote?: boolean } = {},
   ): Promise<Sandbox> {
     const bwrap = this.options.isolation === 'bwrap';
     if (!this.#spawner.alive) this.#spawner = new Spawner();
@@ -298,7 +303,7 @@ export class SandboxLauncher {
         argv: bwrap
           ? asUser(uid, [
               'bwrap',
-              ...this.#baseArgs,
+              ...(zygote ? zygoteSandboxArgs(this.#baseArgs) : this.#baseArgs),
               ...this.#tmpArgs(hostTmp),
               ...this.#sealArgs,
               ...(init ? ['--as-pid-1'] : []),
@@ -519,6 +524,31 @@ export class SandboxLauncher {
       ? ['--size', String(this.options.diskBytes), '--tmpfs', '/tmp']
       : ['--bind', hostTmp, '/tmp'];
   }
+}
+
+/**
+ * The sandbox of a Python zygote (python-zygote.py), which gives every run it forks namespaces and mounts of its
+ * own: uid 0 of its user namespace (a single uid, mapped to the sandbox's unprivileged host uid), with
+ * CAP_SYS_ADMIN for those namespaces and mounts and CAP_SETFCAP to map uid 0 into each run's user namespace,
+ * and no seccomp filter of its own (it forbids exactly that): its fd stays open, and each run loads it before
+ * the code runs, after dropping every capability. The zygote runs no code but Fusebox's.
+ */
+function zygoteSandboxArgs(base: readonly string[]): string[] {
+  const args: string[] = [];
+  for (let index = 0; index < base.length; index += 1) {
+    const arg = base[index] as string;
+    if (arg === '--uid' || arg === '--gid') {
+      args.push(arg, '0');
+      index += 1;
+    } else if (arg === '--seccomp') {
+      index += 1;
+    } else if (arg === '--cap-drop') {
+      args.push(arg, base[(index += 1)] as string, '--cap-add', 'CAP_SYS_ADMIN', '--cap-add', 'CAP_SETFCAP');
+    } else if (arg !== '--disable-userns') {
+      args.push(arg);
+    }
+  }
+  return args;
 }
 
 /** `setpriv` to `uid` (and the same gid, no supplementary groups) before `argv`; `argv` itself without a uid. */

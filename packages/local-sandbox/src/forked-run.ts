@@ -1,0 +1,132 @@
+import { join } from 'node:path';
+import type { RunCodeRequest } from '@fusebox/sandbox-client/protocol';
+import type { CodeRunOutcome } from './code-runner';
+import { LANGUAGE_RUNNERS } from './languages';
+import { type Step, elapsed, stepResult } from './run-job';
+import { runStatus } from './run-status';
+import { RunStdio } from './run-stdio';
+import type { PythonZygotes, Zygote } from './python-zygotes';
+import { writeFiles, writeWorkdirFile } from './workdir-files';
+
+/** A zygote that has not forked the run after this long is stuck: it is killed and the run goes cold. */
+const START_GUARD_MS = 10_000;
+/** setTimeout's largest delay; longer timeouts are clamped to it (about 24.8 days). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** Whether a request can be forked from a zygote: Python whose files need not be fetched after the run. */
+export function forkable(request: RunCodeRequest): boolean {
+  return request.language === 'python' && request.fetch_files.length === 0;
+}
+
+/**
+ * Runs a forkable `/run_code` request (see {@link forkable}) in a run forked from an idle zygote, and answers as
+ * the cold path does. Resolves undefined when no zygote is idle, or when the zygote died before the program
+ * started: the caller then runs the request cold, so a zygote's crash never fails a request. A run that overruns
+ * its timeout, or is aborted, kills its whole zygote (which is then replaced).
+ */
+export async function runForked(
+  request: RunCodeRequest,
+  zygotes: PythonZygotes,
+  { signal }: { signal?: AbortSignal } = {},
+): Promise<CodeRunOutcome | undefined> {
+  const zygote = zygotes.take();
+  if (!zygote) return undefined;
+  let reusable = false;
+  try {
+    const outcome = await forkRun(zygote, request, signal);
+    reusable = outcome?.ended === true;
+    return outcome?.result;
+  } finally {
+    zygotes.giveBack(zygote, reusable);
+  }
+}
+
+async function forkRun(
+  zygote: Zygote,
+  request: RunCodeRequest,
+  signal: AbortSignal | undefined,
+): Promise<{ result: CodeRunOutcome; ended: boolean } | undefined> {
+  const { sandbox } = zygote;
+  const workdir = sandbox.workdir;
+  const runner = LANGUAGE_RUNNERS.python;
+  if (!runner) return undefined;
+  const source = runner.sourceFile();
+  try {
+    await writeFiles(workdir, request.files);
+    await writeWorkdirFile(workdir, source, request.code);
+  } catch {
+    return undefined; // the cold path gives the same request its answer (an unsafe path's SandboxError)
+  }
+  const run: Step = {};
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (ms: number, onFire: () => void) => {
+    clearTimeout(timer);
+    timer = setTimeout(onFire, Math.min(Math.max(ms, 0), MAX_TIMER_MS));
+  };
+  const kill = () => sandbox.kill();
+  signal?.addEventListener('abort', kill, { once: true });
+  const stdio = new RunStdio(workdir.tmp, request.stdin, sandbox.outputs[1].limit);
+  try {
+    arm(START_GUARD_MS, kill);
+    const job = {
+      source: join(workdir.inside, source),
+      memoryLimitBytes: request.memory_limit_MB > 0 ? request.memory_limit_MB * 1024 * 1024 : null,
+    };
+    sandbox.control.write(`${JSON.stringify(job)}\n`);
+    const started = parseEvent(await sandbox.events.next(), 'run', 1);
+    if (started === undefined) return undefined;
+    run.startedAt = performance.now();
+    run.ranFrom = started[0];
+    arm(request.run_timeout * 1000, () => {
+      run.timedOut = true;
+      run.endedAt = performance.now();
+      kill();
+    });
+    const ended = parseEvent(await sandbox.events.next(), 'ran', 2);
+    clearTimeout(timer);
+    if (ended === undefined && !run.timedOut) {
+      signal?.throwIfAborted();
+      // The zygote died under a running program, and not by our hand: it was not the program's doing (nothing
+      // in a run can reach its zygote), so the request is run again, cold.
+      kill();
+      return undefined;
+    }
+    if (ended !== undefined) {
+      run.endedAt = performance.now();
+      [run.status, run.ranTo] = ended;
+    }
+    stdio.close();
+    await stdio.ended;
+    signal?.throwIfAborted();
+    const result = stepResult(run, null, stdio.stdout.text(), stdio.stderr.text());
+    const { status, message } = runStatus([null, result]);
+    return {
+      ended: ended !== undefined,
+      result: {
+        response: {
+          status,
+          message,
+          compile_result: null,
+          run_result: result,
+          executor_pod_name: null,
+          files: {},
+        },
+        compileMs: null,
+        runMs: elapsed(run),
+        outputTruncated: stdio.stdout.truncated || stdio.stderr.truncated,
+      },
+    };
+  } finally {
+    stdio.close();
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', kill);
+  }
+}
+
+/** The numbers of a zygote event, or undefined when the zygote said something else or nothing (it died). */
+function parseEvent(line: string | undefined, name: string, fields: number): number[] | undefined {
+  const [event, ...values] = line?.split(' ') ?? [];
+  if (event !== name || values.length !== fields || !values.every((value) => /^[0-9.]+$/.test(value)))
+    return undefined;
+  return values.map(Number);
+}

@@ -1,0 +1,305 @@
+# A Python zygote: an interpreter started once, with a list of modules imported, that forks one run of
+# model-written code per job, so a run pays for a fork instead of an interpreter's start-up and its imports.
+#
+# It runs in a bubblewrap sandbox of its own (one per executor slot, so runs of one zygote never overlap), as
+# uid 0 of that sandbox's user namespace with CAP_SYS_ADMIN and nothing else: enough to give each run its own
+# namespaces and mounts. It holds no user data: the host stages a job's files in the zygote's working
+# directory, and only the forked run reads them. Each job:
+#
+#   zygote ── fork ──> keeper: new mount, pid, ipc and uts namespaces (the slot's network namespace is
+#                      reused: runs of one slot never overlap, and every process of a run is dead before the next)
+#                      └─ fork ──> init (pid 1 of the run): a fresh size-capped tmpfs on /tmp (which holds the
+#                                  working directory and /dev/shm), the staged files copied in, a fresh /proc
+#                                  covered as bubblewrap covered the zygote's; then it reaps, and ends the run
+#                                  (and so every process of it) when the program's main process ends
+#                                  └─ fork ──> the program: a new session, a user namespace of its own in which
+#                                              it is uid 65534, no capabilities, rlimits, no_new_privs, the
+#                                              sandboxes' seccomp filter, reseeded random sources; then the
+#                                              code runs as `python3 file.py` would run it.
+#
+# argv[1], JSON: {"modules": [...], "fileSizeBytes": n, "diskBytes": n, "maxProcesses": n or null,
+#                 "stdio": {"stdin": name, "stdout": name, "stderr": name}}; fd 7 holds the seccomp filter (BPF).
+# fd 3, one JSON line per job: {"source": absolute path of the staged program, "memoryLimitBytes": n or null}.
+# fd 4: "ready" when a job may be staged, then per job "run <t>" and "ran <status> <t>" (status as a shell
+# reports it: 128 + the signal for a killed program), t in seconds of the wall clock.
+import ctypes
+import gc
+import json
+import os
+import resource
+import stat
+import sys
+import time
+
+CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
+CLONE_NEWUSER, CLONE_NEWPID = 0x10000000, 0x20000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 0x4000, 1 << 18
+MNT_DETACH = 2
+PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 4, 24, 38, 22
+PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
+SECCOMP_MODE_FILTER = 2
+SECCOMP_FD = 7
+SANDBOX_ID = 65534
+SHARED_MEMORY_DIR = '/tmp/.fusebox-shm'
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+class SockFprog(ctypes.Structure):
+    _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_char_p)]
+
+
+class CapHeader(ctypes.Structure):
+    _fields_ = [('version', ctypes.c_uint32), ('pid', ctypes.c_int)]
+
+
+class CapData(ctypes.Structure):
+    _fields_ = [('effective', ctypes.c_uint32), ('permitted', ctypes.c_uint32), ('inheritable', ctypes.c_uint32)]
+
+
+def check(result, what):
+    if result != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f'{what}: {os.strerror(error)}')
+
+
+def mount(source, target, fstype, flags, data=None):
+    check(libc.mount(source.encode(), target.encode(), fstype and fstype.encode(), flags,
+                     data and data.encode()), f'mount {target}')
+
+
+def read_all(fd):
+    chunks = []
+    while chunk := os.read(fd, 65536):
+        chunks.append(chunk)
+    return b''.join(chunks)
+
+
+def proc_covers():
+    """What bubblewrap mounted over the zygote's /proc, deepest last, to be done again over a run's own /proc."""
+    covers = []
+    with open('/proc/self/mountinfo') as mountinfo:
+        for line in mountinfo:
+            fields = line.split()
+            target, fstype = fields[4], fields[fields.index('-') + 1]
+            if target.startswith('/proc/'):
+                covers.append((target, fstype))
+    return covers
+
+
+def cover_proc(covers):
+    for target, fstype in covers:
+        if not os.path.lexists(target):
+            continue
+        if fstype == 'proc':  # a kernel interface left visible, read-only
+            mount(target, target, None, MS_BIND | MS_REC)
+        elif os.path.isdir(target):  # a masked directory
+            mount('tmpfs', target, 'tmpfs', MS_NOSUID | MS_NODEV | MS_NOEXEC, 'size=4096,mode=0555')
+        else:  # a masked file: /dev/null over it
+            mount('/dev/null', target, None, MS_BIND)
+        mount('none', target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+
+
+def copy_tree(source_fd, target):
+    """Copies the staged files (regular files and directories only, never following a link) into `target`."""
+    for name in os.listdir(source_fd):
+        info = os.stat(name, dir_fd=source_fd, follow_symlinks=False)
+        path = os.path.join(target, name)
+        if stat.S_ISDIR(info.st_mode):
+            os.mkdir(path, 0o755)
+            child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=source_fd)
+            try:
+                copy_tree(child, path)
+            finally:
+                os.close(child)
+        elif stat.S_ISREG(info.st_mode):
+            src = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=source_fd)
+            dst = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, stat.S_IMODE(info.st_mode))
+            try:
+                while os.sendfile(dst, src, None, 1 << 20):
+                    pass
+            finally:
+                os.close(src)
+                os.close(dst)
+
+
+def prepare_run_root(config, workdir, covers):
+    """In the run's init: a fresh /tmp holding the staged files, a fresh /proc, and the run's stdio on 0-2."""
+    stdio = config['stdio']
+    staged = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY)
+    stdin = os.open(f'/tmp/{stdio["stdin"]}', os.O_RDONLY | os.O_NOFOLLOW)
+    stdout = os.open(f'/tmp/{stdio["stdout"]}', os.O_WRONLY)
+    stderr = os.open(f'/tmp/{stdio["stderr"]}', os.O_WRONLY)
+    mount('tmpfs', '/tmp', 'tmpfs', MS_NOSUID | MS_NODEV, f'size={config["diskBytes"]},mode=0755')
+    os.mkdir(SHARED_MEMORY_DIR)
+    os.chmod(SHARED_MEMORY_DIR, 0o1777)
+    os.makedirs(workdir)
+    copy_tree(staged, workdir)
+    os.close(staged)
+    # The program's stdin is a file in its own /tmp, as in a cold sandbox: seekable, and its own to change.
+    copy = os.open(f'/tmp/{stdio["stdin"]}', os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+    while os.sendfile(copy, stdin, None, 1 << 20):
+        pass
+    os.close(stdin)
+    os.lseek(copy, 0, os.SEEK_SET)
+    mount('proc', '/proc', 'proc', MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    cover_proc(covers)
+    for fd, target in ((copy, 0), (stdout, 1), (stderr, 2)):
+        os.dup2(fd, target)
+        os.close(fd)
+
+
+def drop_privileges(config, job, seccomp_filter):
+    """In the program's process, last before its code: everything the zygote could do, it can no longer."""
+    os.setsid()
+    # It was forked from its non-dumpable init: a program is an ordinary process, which may write its own maps.
+    check(libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), 'dumpable')
+    check(libc.unshare(CLONE_NEWUSER), 'unshare(CLONE_NEWUSER)')
+    for name, content in (('setgroups', 'deny'), ('uid_map', f'{SANDBOX_ID} 0 1'),
+                          ('gid_map', f'{SANDBOX_ID} 0 1')):
+        with open(f'/proc/self/{name}', 'w') as map_file:
+            map_file.write(content)
+    cap = 0
+    while libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0:
+        cap += 1
+    check(libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), 'clear ambient capabilities')
+    no_caps = (CapData * 2)()
+    check(libc.capset(ctypes.byref(CapHeader(0x20080522, 0)), no_caps), 'capset')
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (config['fileSizeBytes'], config['fileSizeBytes']))
+    if config['maxProcesses'] is not None:
+        resource.setrlimit(resource.RLIMIT_NPROC, (config['maxProcesses'], config['maxProcesses']))
+    if job['memoryLimitBytes'] is not None:
+        resource.setrlimit(resource.RLIMIT_AS, (job['memoryLimitBytes'], job['memoryLimitBytes']))
+    os.closerange(3, os.sysconf('SC_OPEN_MAX'))
+    check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 'no_new_privs')
+    program = SockFprog(len(seccomp_filter) // 8, seccomp_filter)
+    check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0), 'seccomp')
+
+
+def exit_status(wait_status):
+    code = os.waitstatus_to_exitcode(wait_status)
+    return 128 - code if code < 0 else code
+
+
+def run_init(config, job, workdir, covers, seccomp_filter):
+    """Pid 1 of the run: sets its root up, forks the program, reaps, and ends the run when the program ends."""
+    # Nothing in the run may read this process's memory or descriptors (its /proc entries belong to root then).
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    prepare_run_root(config, workdir, covers)
+    program = os.fork()
+    if program == 0:
+        os.chdir(workdir)
+        drop_privileges(config, job, seccomp_filter)
+        return
+    while True:
+        pid, wait_status = os.wait()
+        if pid == program:
+            os._exit(exit_status(wait_status))
+
+
+def run_keeper(config, job, workdir, covers, seccomp_filter):
+    """Outside the run's pid namespace: makes the run's namespaces and passes on how its init ended."""
+    check(libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS), 'unshare')
+    check(libc.mount(b'none', b'/', None, MS_REC | MS_PRIVATE, None), 'private mounts')
+    init = os.fork()
+    if init == 0:
+        try:
+            run_init(config, job, workdir, covers, seccomp_filter)
+        except BaseException as error:  # a broken set-up: say so where the run's stderr goes, and end the run
+            os.write(2, f'fusebox zygote: {error}\n'.encode())
+            os._exit(125)
+        return
+    _, wait_status = os.waitpid(init, 0)
+    os._exit(exit_status(wait_status))
+
+
+def clear_staging(workdir, stdio):
+    for entry in os.scandir(workdir):
+        if entry.is_dir(follow_symlinks=False):
+            clear_staging(entry.path, stdio)
+            os.rmdir(entry.path)
+        else:
+            os.unlink(entry.path)
+    try:
+        os.unlink(f'/tmp/{stdio["stdin"]}')
+    except FileNotFoundError:
+        pass
+
+
+def serve():
+    """The zygote's loop; returns only in a forked program's process, with its job."""
+    config = json.loads(sys.argv[1])
+    seccomp_filter = read_all(SECCOMP_FD)
+    os.closerange(SECCOMP_FD, os.sysconf('SC_OPEN_MAX'))
+    for name in config['modules']:
+        try:
+            __import__(name)
+        except ImportError:
+            pass  # listed, not installed: runs import what they need themselves
+    stdio = config['stdio']
+    for name in (stdio['stdout'], stdio['stderr']):
+        os.mkfifo(f'/tmp/{name}', 0o600)
+    workdir = os.getcwd()
+    covers = proc_covers()
+    jobs = os.fdopen(3, 'rb', buffering=0)
+    # Objects of the zygote are never collected in a run: their pages stay shared with it instead of being
+    # written to by the collector.
+    gc.freeze()
+    while True:
+        os.write(4, b'ready\n')
+        line = jobs.readline()
+        if not line:
+            os._exit(0)
+        job = json.loads(line)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.write(4, f'run {time.time():.6f}\n'.encode())
+        keeper = os.fork()
+        if keeper == 0:
+            jobs.close()
+            os.close(4)
+            run_keeper(config, job, workdir, covers, seccomp_filter)
+            return job
+        _, wait_status = os.waitpid(keeper, 0)
+        os.write(4, f'ran {exit_status(wait_status)} {time.time():.6f}\n'.encode())
+        clear_staging(workdir, stdio)
+
+
+def run_program(job):
+    """Runs the staged program as `python3 <source>` would, in this (forked) interpreter."""
+    import importlib.machinery
+    import random
+    import types
+
+    path = job['source']
+    random.seed()
+    numpy_random = sys.modules.get('numpy.random')
+    if numpy_random is not None:
+        numpy_random.seed()
+    main = types.ModuleType('__main__')
+    main.__file__ = path
+    main.__cached__ = None
+    main.__loader__ = importlib.machinery.SourceFileLoader('__main__', path)
+    main.__builtins__ = __builtins__
+    sys.modules['__main__'] = main
+    sys.argv = [path]
+    sys.path[0] = os.path.dirname(path)
+    try:
+        with open(path, 'rb') as source:
+            code = compile(source.read(), path, 'exec', dont_inherit=True)
+        exec(code, main.__dict__)
+    except SystemExit:
+        raise
+    except BaseException as error:
+        # The traceback starts at the program's own first frame, as `python3 file.py` prints it.
+        trace = error.__traceback__
+        while trace is not None and trace.tb_frame.f_code.co_filename != path:
+            trace = trace.tb_next
+        error.__traceback__ = trace
+        sys.excepthook(type(error), error, trace)
+        sys.exit(130 if isinstance(error, KeyboardInterrupt) else 1)
+
+
+run_program(serve())

@@ -1,0 +1,157 @@
+import { readFileSync } from 'node:fs';
+import type { Sandbox } from './sandbox';
+import type { SandboxLauncher } from './sandbox-launcher';
+import { RUN_STDIO } from './step-driver';
+
+/** The zygote's Python source (see python-zygote.py); it runs with Debian's `/usr/bin/python3 -c`. */
+const ZYGOTE_SOURCE = readFileSync(new URL('./python-zygote.py', import.meta.url), 'utf8');
+/** After a failed start, wait this long before starting another zygote (runs take the cold path meanwhile). */
+const RETRY_AFTER_FAILURE_MS = 1_000;
+
+/** How zygotes are made and how long one lives. */
+export interface ZygoteSettings {
+  /** Modules each zygote imports before its first run; one that is not installed is skipped. */
+  modules: readonly string[];
+  /** Runs a zygote forks before it is replaced (its address-space layout and hash seed then change). */
+  maxRuns: number;
+  /** How long a zygote lives before it is replaced, in ms, for the same reason. */
+  maxAgeMs: number;
+  /** Size of a run's tmpfs (its /tmp, holding the working directory and /dev/shm), and its largest file. */
+  diskBytes: number;
+  /** `RLIMIT_NPROC` of a run (its own user namespace counts it), or none. */
+  maxProcesses: number | undefined;
+}
+
+/** A live zygote, lent to one run at a time. */
+export interface Zygote {
+  readonly sandbox: Sandbox;
+  readonly startedAt: number;
+  runs: number;
+}
+
+/**
+ * Keeps `size` Python zygotes (one per executor slot, so no two runs ever share one, nor its host uid or network
+ * namespace), lends an idle one to a run, and takes it back once it has said `ready` again. A zygote that has
+ * forked `maxRuns` runs or lived `maxAgeMs`, or whose run failed in any way (a timeout kills the whole zygote),
+ * is disposed of and replaced in the background. When none is idle, {@link take} returns undefined and the run
+ * takes the cold path: a zygote being replaced, or one that crashed, never fails a request.
+ */
+export class PythonZygotes {
+  readonly #launcher: SandboxLauncher;
+  readonly #command: string[];
+  readonly #settings: ZygoteSettings;
+  readonly #size: number;
+  readonly #idle: Zygote[] = [];
+  readonly #pending = new Set<Promise<unknown>>();
+  readonly #onError: (error: unknown) => void;
+  /** Zygotes starting, lent out, or finishing a run: with the idle ones, never more than `size`. */
+  #busy = 0;
+  #closed = false;
+  #pausedUntil = 0;
+
+  constructor(
+    launcher: SandboxLauncher,
+    settings: ZygoteSettings,
+    size: number,
+    onError: (error: unknown) => void,
+  ) {
+    this.#launcher = launcher;
+    this.#settings = settings;
+    this.#size = size;
+    this.#onError = onError;
+    this.#command = zygoteCommand(settings);
+    this.#refill();
+  }
+
+  /** Zygotes ready for a run now. */
+  get idle(): number {
+    return this.#idle.length;
+  }
+
+  /** An idle live zygote, or undefined when there is none (the caller runs the code cold). */
+  take(): Zygote | undefined {
+    for (let zygote = this.#idle.shift(); zygote; zygote = this.#idle.shift()) {
+      if (zygote.sandbox.alive && !this.#expired(zygote)) {
+        this.#busy += 1;
+        zygote.runs += 1;
+        zygote.sandbox.prioritise();
+        return zygote;
+      }
+      this.#dispose(zygote);
+    }
+    this.#refill();
+    return undefined;
+  }
+
+  /**
+   * Takes back a zygote after its run: kept when `reusable` (the run ended by itself) and it says `ready` for
+   * the next one, otherwise killed and replaced.
+   */
+  giveBack(zygote: Zygote, reusable: boolean): void {
+    const returned = (async () => {
+      const ready = reusable && (await zygote.sandbox.events.next()) === 'ready';
+      this.#busy -= 1;
+      if (ready && !this.#closed && !this.#expired(zygote)) this.#idle.push(zygote);
+      else this.#dispose(zygote);
+      this.#refill();
+    })();
+    this.#track(returned.catch(this.#onError));
+  }
+
+  /** Stops starting zygotes, disposes of the idle ones and waits for every disposal. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const zygote of this.#idle.splice(0)) this.#dispose(zygote);
+    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
+  }
+
+  #expired(zygote: Zygote): boolean {
+    return (
+      zygote.runs >= this.#settings.maxRuns || performance.now() - zygote.startedAt >= this.#settings.maxAgeMs
+    );
+  }
+
+  #dispose(zygote: Zygote): void {
+    this.#track(zygote.sandbox.dispose().catch(this.#onError));
+  }
+
+  #refill(): void {
+    if (this.#closed || Date.now() < this.#pausedUntil) return;
+    while (this.#idle.length + this.#busy < this.#size) {
+      this.#busy += 1;
+      this.#track(
+        this.#launcher.start(this.#command, { background: true, zygote: true }).then(
+          (sandbox) => {
+            this.#busy -= 1;
+            const zygote = { sandbox, startedAt: performance.now(), runs: 0 };
+            if (this.#closed) this.#dispose(zygote);
+            else this.#idle.push(zygote);
+          },
+          (error: unknown) => {
+            this.#busy -= 1;
+            this.#pausedUntil = Date.now() + RETRY_AFTER_FAILURE_MS;
+            this.#onError(error);
+            setTimeout(() => this.#refill(), RETRY_AFTER_FAILURE_MS).unref();
+          },
+        ),
+      );
+    }
+  }
+
+  #track(promise: Promise<unknown>): void {
+    this.#pending.add(promise);
+    void promise.finally(() => this.#pending.delete(promise));
+  }
+}
+
+/** The zygote's command line: python-zygote.py and its configuration (see there). */
+function zygoteCommand(settings: ZygoteSettings): string[] {
+  const config = {
+    modules: settings.modules,
+    fileSizeBytes: settings.diskBytes,
+    diskBytes: settings.diskBytes,
+    maxProcesses: settings.maxProcesses ?? null,
+    stdio: RUN_STDIO,
+  };
+  return ['/usr/bin/python3', '-c', ZYGOTE_SOURCE, JSON.stringify(config)];
+}

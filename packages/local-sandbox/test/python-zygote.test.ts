@@ -1,0 +1,139 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { useExecutor } from './use-executor';
+import { forkedPython, isZygoteProcess, zygotePids } from './zygote-helpers';
+
+// One slot, so consecutive runs are forked from the same zygote: what one leaves, the next would see.
+const { executor } = useExecutor({ concurrency: 1, pythonZygote: true, pythonZygoteMaxRuns: 1000 });
+const run = (code: string, extra: Record<string, unknown> = {}) => forkedPython(executor(), code, extra);
+
+describe('forked Python runs', () => {
+  it('run forked from a zygote, with the zygote’s modules already imported', async () => {
+    const { response } = await run('import sys\nprint(sys.modules["fractions"].__name__)');
+    expect(response).toMatchObject({ status: 'Success', run_result: { stdout: 'fractions\n' } });
+  });
+
+  it('get their own pid namespace, an unprivileged uid, no capabilities, no_new_privs and the seccomp filter', async () => {
+    const { response } = await run(
+      [
+        'import os',
+        'status = dict(line.split(":\\t") for line in open("/proc/self/status").read().splitlines())',
+        'print(os.getpid(), os.getuid(), os.getgid(), sorted(p for p in os.listdir("/proc") if p.isdigit()))',
+        'print(status["CapEff"], status["CapBnd"], status["NoNewPrivs"], status["Seccomp"])',
+        'for call in (lambda: os.unshare(0), lambda: os.listdir("/proc/1/fd")):',
+        '    try: call(); print("allowed")',
+        '    except (OSError, AttributeError) as error: print(type(error).__name__)',
+      ].join('\n'),
+    );
+    expect(response.status).toBe('Success');
+    const [ids, caps, ...calls] = (response.run_result?.stdout ?? '').trim().split('\n');
+    expect(ids).toBe("2 65534 65534 ['1', '2']");
+    expect(caps).toBe('0000000000000000 0000000000000000 1 2');
+    // Python 3.11 has no os.unshare; the mask over pid 1's fds is the run's own (an empty read-only tmpfs).
+    expect(calls).toEqual(['AttributeError', 'allowed']);
+    const unshare = await run(
+      'import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\nprint(libc.unshare(0x20000), os.strerror(ctypes.get_errno()))',
+    );
+    expect(unshare.response.run_result?.stdout).toBe('-1 Operation not permitted\n');
+  });
+
+  it('get a fresh size-capped /tmp (holding the working directory and /dev/shm) and a read-only root', async () => {
+    const { response } = await run(
+      [
+        'import os',
+        'tmp = os.statvfs("/tmp")',
+        'print(tmp.f_blocks * tmp.f_frsize // 2**20, os.getcwd().startswith("/tmp/"), os.path.realpath("/dev/shm"))',
+        'try: open("/usr/x", "w")',
+        'except OSError as error: print(error.strerror)',
+      ].join('\n'),
+    );
+    expect(response.run_result?.stdout).toBe('512 True /tmp/.fusebox-shm\nRead-only file system\n');
+  });
+
+  it('never see what an earlier run left: files, module state, environment, processes, sockets', async () => {
+    const leave = await run(
+      [
+        'import json, os, socket, subprocess, sys',
+        'open("/tmp/left", "w").write("x"); open("/dev/shm/left", "w").write("x"); open("left", "w").write("x")',
+        'json.left = 1; sys.modules["left_module"] = json; os.environ["LEFT"] = "1"',
+        'subprocess.Popen(["sleep", "30"], start_new_session=True)',
+        'server = socket.socket(); server.bind(("127.0.0.1", 4242)); server.listen()',
+        'print("left")',
+      ].join('\n'),
+    );
+    expect(leave.response.run_result?.stdout).toBe('left\n');
+    const look = await run(
+      [
+        'import json, os, socket, sys',
+        'print([os.path.exists(p) for p in ("/tmp/left", "/dev/shm/left", "left")])',
+        'print(hasattr(json, "left"), "left_module" in sys.modules, "LEFT" in os.environ)',
+        'print(sorted(p for p in os.listdir("/proc") if p.isdigit()))',
+        'server = socket.socket(); server.bind(("127.0.0.1", 4242)); print("bound")',
+      ].join('\n'),
+    );
+    expect(look.response.run_result?.stdout).toBe(
+      "[False, False, False]\nFalse False False\n['1', '2']\nbound\n",
+    );
+  });
+
+  it('draw different random numbers in every run', async () => {
+    const code = 'import random, os\nprint(random.random(), os.urandom(8).hex())';
+    const outputs = new Set<string>();
+    for (let index = 0; index < 3; index += 1)
+      outputs.add((await run(code)).response.run_result?.stdout ?? '');
+    expect(outputs.size).toBe(3);
+  });
+
+  it('hold the request’s files, stdin and memory limit', async () => {
+    const { response } = await run(
+      'import sys\nprint(open("data/in.txt").read(), sys.stdin.read())\nb = bytearray(300 * 2**20)',
+      {
+        files: { 'data/in.txt': Buffer.from('file').toString('base64') },
+        stdin: 'stdin',
+        memory_limit_MB: 100,
+      },
+    );
+    expect(response.run_result).toMatchObject({ return_code: 1, stdout: 'file stdin\n' });
+    expect(response.run_result?.stderr).toMatch(/MemoryError/);
+  });
+
+  it('are killed at their timeout with their zygote, which is replaced', async () => {
+    const { response } = await run('import time\nprint("started", flush=True)\ntime.sleep(30)', {
+      run_timeout: 0.5,
+    });
+    expect(response.run_result).toMatchObject({
+      status: 'TimeLimitExceeded',
+      return_code: null,
+      stdout: 'started\n',
+    });
+    const next = await run('print("next")');
+    expect(next.response.run_result?.stdout).toBe('next\n');
+  });
+
+  it('survive a killed zygote, before or during a run, with no failed request', async () => {
+    const pids = await zygotePids(executor());
+    expect(pids).toHaveLength(1);
+    for (const pid of pids) process.kill(pid, 'SIGKILL');
+    const after = await executor().runCode({ code: 'print("after")', language: 'python' });
+    expect(after.response).toMatchObject({ status: 'Success', run_result: { stdout: 'after\n' } });
+
+    const running = run('import time\ntime.sleep(1)\nprint("survived")');
+    // Once the program runs, its zygote dies under it: the request is run again, cold.
+    await waitFor(() => readdirSync('/proc').some((pid) => isSleepingProgram(pid)));
+    for (const pid of await zygotePids(executor(), { waitForIdle: false })) process.kill(pid, 'SIGKILL');
+    const { response } = await running;
+    expect(response).toMatchObject({ status: 'Success', run_result: { stdout: 'survived\n' } });
+  });
+});
+
+function isSleepingProgram(pid: string): boolean {
+  try {
+    return isZygoteProcess(pid) && readFileSync(`/proc/${pid}/status`, 'utf8').includes('Seccomp:\t2');
+  } catch {
+    return false;
+  }
+}
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
+}

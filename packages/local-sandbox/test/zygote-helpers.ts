@@ -1,0 +1,57 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import type { RunCodeRequestInput } from '@fusebox/sandbox-client/protocol';
+import type { CodeExecution, Executor } from '../src/executor';
+
+/** The first words of python-zygote.py, which every zygote (and every process it forks) carries in its argv. */
+const ZYGOTE_SOURCE_START = '# A Python zygote:';
+
+/**
+ * Runs Python on the forked path: waits until a zygote is idle first, since with none idle a run goes cold.
+ */
+export async function forkedPython(
+  executor: Executor,
+  code: string,
+  extra: Partial<RunCodeRequestInput> = {},
+): Promise<CodeExecution> {
+  await until(() => executor.stats().idleZygotes > 0);
+  return executor.runCode({ code, language: 'python', ...extra });
+}
+
+/** True when `pid` is a zygote or a process forked from one (a keeper, a run's init, a program). */
+export function isZygoteProcess(pid: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(ZYGOTE_SOURCE_START);
+  } catch {
+    return false;
+  }
+}
+
+/** The host pids of this process's zygotes themselves (not what they forked), once one is idle unless told. */
+export async function zygotePids(
+  executor: Executor,
+  { waitForIdle = true }: { waitForIdle?: boolean } = {},
+): Promise<number[]> {
+  if (waitForIdle) await until(() => executor.stats().idleZygotes > 0);
+  return readdirSync('/proc')
+    .filter((pid) => /^\d+$/.test(pid) && isZygoteProcess(pid) && !isZygoteProcess(String(parentOf(pid))))
+    .filter((pid) => descendsFrom(Number(pid), process.pid))
+    .map(Number);
+}
+
+function parentOf(pid: string | number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return 0;
+  }
+}
+
+function descendsFrom(pid: number, ancestor: number): boolean {
+  for (let current = pid; current > 1; current = parentOf(current)) if (current === ancestor) return true;
+  return false;
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
+}
