@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { isDatabaseError } from '@fusebox/db/errors';
 import { type Command, UsageError } from './commands/command';
+import { corpusImportCommand } from './commands/corpus-import';
 import { dbExportCommand } from './commands/db-export';
 import { dbImportCommand } from './commands/db-import';
 import { dbMigrateCommand } from './commands/db-migrate';
@@ -19,6 +20,7 @@ const COMMANDS: Command[] = [
   dbImportCommand,
   rolloutsImportCommand,
   tasksImportCommand,
+  corpusImportCommand,
   demoCommand,
 ];
 

@@ -111,6 +111,17 @@ export const envSchema = z.object({
   FUSEBOX_AGENT_SESSION_IDLE_TIMEOUT_S: timerSeconds(1800),
   /** /process_action observations longer than this are cut in the middle (a task may set its own limit). */
   FUSEBOX_AGENT_OBSERVATION_MAX_CHARS: positiveInt(8192),
+  /** The corpus /retrieve searches when its path names none; unset, the only corpus imported. */
+  FUSEBOX_RETRIEVE_CORPUS: z.string().min(1, 'must not be empty when set').optional(),
+  /** Queries in one /retrieve request (Search-R1's rollout sends a whole batch's at once). */
+  FUSEBOX_RETRIEVE_MAX_QUERIES: positiveInt(1024),
+  /** The largest `topk` a /retrieve request may ask for. */
+  FUSEBOX_RETRIEVE_MAX_TOPK: positiveInt(100),
+  /** Characters of one /retrieve query. */
+  FUSEBOX_RETRIEVE_MAX_QUERY_CHARS: positiveInt(4096),
+  /** /retrieve requests searching at once, under their own limiter key (cluster-wide on Postgres). */
+  FUSEBOX_RETRIEVE_MAX_CONCURRENCY: positiveInt(4),
+  FUSEBOX_RETRIEVE_LIMITER_KEY: z.string().min(1, 'must not be empty when set').default('retrieve'),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -16,6 +16,7 @@ import { registerOpenApiRoute } from './openapi';
 import { registerHealthRoutes } from './routes/health';
 import { registerLanguageRoutes } from './routes/languages';
 import { registerLocalRoutes } from './routes/local';
+import { registerRetrieveRoutes } from './routes/retrieve';
 import { registerSandboxRoutes } from './routes/sandbox';
 import { sandboxLimits } from './routes/sandbox-limits';
 import { registerAgentSessionRoutes } from './routes/sessions';
@@ -69,6 +70,7 @@ export async function buildServer(services: Services, options: ServerOptions = {
 
   registerHealthRoutes(app, services);
   registerOpenApiRoute(app);
+  await registerRetrieveRoutes(app, services);
   if (services.local) registerLocalRoutes(app, { ...services.local, prisma: services.prisma });
   if (services.executor) {
     const gate = services.gate ?? localExecutionGate(services.env);

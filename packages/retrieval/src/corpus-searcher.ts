@@ -1,5 +1,11 @@
 import type { PrismaClient } from '@fusebox/db/client';
-import { type Bm25Index, Bm25IndexBuilder, type Bm25Parameters, PYSERINI_BM25 } from './bm25-index';
+import {
+  type Bm25Hit,
+  type Bm25Index,
+  Bm25IndexBuilder,
+  type Bm25Parameters,
+  PYSERINI_BM25,
+} from './bm25-index';
 import { CorpusChoiceError } from './errors/corpus-choice-error';
 import { UnknownCorpusError } from './errors/unknown-corpus-error';
 
@@ -25,7 +31,8 @@ interface LoadedIndex {
   lines: Int32Array;
 }
 
-interface CorpusRef {
+/** A corpus as a search needs it: which one, and its version (a new one rebuilds the index). */
+export interface CorpusRef {
   id: string;
   name: string;
   documentCount: number;
@@ -39,7 +46,8 @@ interface CorpusRef {
  *
  * @example
  * const searcher = new CorpusSearcher(prisma);
- * const { results } = await searcher.search({ queries: ['who wrote hamlet'], topk: 3 });
+ * const corpus = await searcher.resolveCorpus('wiki');
+ * const { results } = await searcher.search({ corpus, queries: ['who wrote hamlet'], topk: 3 });
  */
 export class CorpusSearcher {
   readonly #indexes = new Map<string, { version: string; loading: Promise<LoadedIndex> }>();
@@ -67,13 +75,18 @@ export class CorpusSearcher {
 
   /** The `topk` best passages of the corpus for each query. */
   async search(options: {
-    corpus?: string;
+    corpus: CorpusRef;
     queries: readonly string[];
     topk: number;
   }): Promise<CorpusSearch> {
-    const corpus = await this.resolveCorpus(options.corpus);
+    const { corpus } = options;
     const { index, lines } = await this.#index(corpus);
-    const hits = options.queries.map((query) => index.search(query, options.topk));
+    const hits: Bm25Hit[][] = [];
+    for (const query of options.queries) {
+      hits.push(index.search(query, options.topk));
+      // Searching is synchronous: a batch of a thousand queries lets other requests through between queries.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     const wanted = [...new Set(hits.flatMap((list) => list.map((hit) => lines[hit.doc]!)))];
     const rows =
       wanted.length === 0

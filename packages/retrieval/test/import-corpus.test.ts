@@ -118,7 +118,7 @@ describe('importing a Search-R1 corpus and searching it', () => {
   it('searches a named corpus with scores, and rebuilds its index after an import adds passages', async () => {
     const searcher = new CorpusSearcher(opened.prisma);
     const { corpus, results } = await searcher.search({
-      corpus: 'plays',
+      corpus: await searcher.resolveCorpus('plays'),
       queries: ['Shakespeare tragedy', 'river London'],
       topk: 2,
     });
@@ -139,15 +139,19 @@ describe('importing a Search-R1 corpus and searching it', () => {
     ).rows[0]!.source_path;
     await appendFile(path, `${passage(9, 'Lear', 'King Lear, a tragedy by Shakespeare, Shakespeare.')}\n`);
     await importCorpus(opened.sql, { path, name: 'plays' });
-    const after = await searcher.search({ corpus: 'plays', queries: ['Shakespeare'], topk: 1 });
+    const after = await searcher.search({
+      corpus: await searcher.resolveCorpus('plays'),
+      queries: ['Shakespeare'],
+      topk: 1,
+    });
     expect(after.results[0]![0]!.id).toBe('9');
   });
 
   it('names the corpora when a search names an unknown one or none among several', async () => {
     const searcher = new CorpusSearcher(opened.prisma);
-    await expect(searcher.search({ corpus: 'nope', queries: ['x'], topk: 1 })).rejects.toThrow(
+    await expect(searcher.resolveCorpus('nope')).rejects.toThrow(
       new UnknownCorpusError('nope', ['big', 'plays', 'shrinking']),
     );
-    await expect(searcher.search({ queries: ['x'], topk: 1 })).rejects.toBeInstanceOf(CorpusChoiceError);
+    await expect(searcher.resolveCorpus(undefined)).rejects.toBeInstanceOf(CorpusChoiceError);
   });
 });

@@ -1,0 +1,205 @@
+import type { PrismaClient } from '@fusebox/db/client';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { LimiterTimeoutError, isLimiterError } from '@fusebox/rate-limiter';
+import {
+  CorpusChoiceError,
+  type CorpusRef,
+  type CorpusSearch,
+  CorpusSearcher,
+  UnknownCorpusError,
+  isRetrievalError,
+} from '@fusebox/retrieval';
+import { z } from 'zod';
+import type { Env } from '../env';
+import { openRetrieveLimiter } from '../retrieve-limiter';
+
+/** How long a client refused for want of a permit should wait. */
+const RETRY_AFTER_S = 2;
+
+/** Search-R1's `topk` when a request leaves it out (its retrieval server's `--topk` default). */
+const DEFAULT_TOPK = 3;
+
+/** The request of Search-R1's retrieval server, as verl's SearchTool sends it, bounded by the settings. */
+function retrieveRequestSchema(env: Env) {
+  return z.object({
+    queries: z
+      .array(
+        z
+          .string({ error: 'expected a string' })
+          .max(env.FUSEBOX_RETRIEVE_MAX_QUERY_CHARS, {
+            error: `a query may have at most ${env.FUSEBOX_RETRIEVE_MAX_QUERY_CHARS} characters (FUSEBOX_RETRIEVE_MAX_QUERY_CHARS)`,
+          })
+          .refine((query) => query.trim() !== '', { error: 'the query is empty' }),
+        { error: 'expected a list of query strings' },
+      )
+      .min(1, { error: 'expected at least one query' })
+      .max(env.FUSEBOX_RETRIEVE_MAX_QUERIES, {
+        error: `at most ${env.FUSEBOX_RETRIEVE_MAX_QUERIES} queries per request (FUSEBOX_RETRIEVE_MAX_QUERIES)`,
+      }),
+    topk: z
+      .number({ error: 'expected a whole number' })
+      .int({ error: 'expected a whole number' })
+      .min(1, { error: 'topk must be at least 1' })
+      .max(env.FUSEBOX_RETRIEVE_MAX_TOPK, {
+        error: `topk may be at most ${env.FUSEBOX_RETRIEVE_MAX_TOPK} (FUSEBOX_RETRIEVE_MAX_TOPK)`,
+      })
+      .nullish()
+      .transform((topk) => topk ?? DEFAULT_TOPK),
+    return_scores: z.boolean({ error: 'expected true or false' }).nullish().transform(Boolean),
+  });
+}
+
+/** A request refused with a status and a message naming what is wrong. */
+class RetrieveRefusal extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Search-R1's retrieval server, so verl's SearchTool (`retrieval_service_url: http://<fusebox>/retrieve`) and
+ * Search-R1's rollout work unchanged: POST `{queries, topk, return_scores}` answers
+ * `{"result": [[{"document": {"id", "contents"}, "score"}]]}`, or the documents alone without scores. The
+ * corpus is the path's (`/retrieve/NAME`), else FUSEBOX_RETRIEVE_CORPUS, else the only one imported. Searches run
+ * under their own limiter key; every call, answered or refused, is recorded in `retrieval_call`. Refusals answer
+ * `{detail, code[, field]}`: 422 for a body out of bounds, 404 for an unknown corpus, 400 when no corpus is
+ * chosen, 429 (Retry-After) when no permit comes in FUSEBOX_LIMITER_TIMEOUT_S.
+ */
+export async function registerRetrieveRoutes(
+  app: FastifyInstance,
+  options: { env: Env; prisma: PrismaClient },
+): Promise<void> {
+  const { env, prisma } = options;
+  const limiter = await openRetrieveLimiter(env);
+  const searcher = new CorpusSearcher(prisma);
+  const schema = retrieveRequestSchema(env);
+  app.addHook('onClose', () => limiter.close());
+
+  await app.register((scope, _options, done) => {
+    scope.setErrorHandler((error: FastifyError, request, reply) => answerError(error, request, reply));
+
+    const retrieve = async (
+      request: FastifyRequest<{ Params: { corpus?: string } }>,
+      reply: FastifyReply,
+    ) => {
+      const startedAt = performance.now();
+      const corpusName = request.params.corpus ?? env.FUSEBOX_RETRIEVE_CORPUS;
+      let body: z.output<typeof schema> | undefined;
+      let corpus: CorpusRef | undefined;
+      let search: CorpusSearch | undefined;
+      let refusal: RetrieveRefusal | undefined;
+      try {
+        body = parseBody(schema, request.body);
+        const { queries, topk } = body;
+        // Outside the permit: a request for a corpus that does not exist never waits in the queue.
+        const resolved = (corpus = await searcher.resolveCorpus(corpusName));
+        search = await limiter.withPermit(() => searcher.search({ corpus: resolved, queries, topk }));
+      } catch (error) {
+        refusal = asRefusal(error);
+      }
+      await record(prisma, {
+        corpusName: corpus?.name ?? corpusName ?? '',
+        corpusId: corpus?.id,
+        body,
+        search,
+        refusal,
+        durationMs: performance.now() - startedAt,
+      });
+      if (refusal) throw refusal;
+      const returnScores = body!.return_scores;
+      return reply.send({
+        result: search!.results.map((documents) =>
+          documents.map(({ id, contents, score }) =>
+            returnScores ? { document: { id, contents }, score } : { id, contents },
+          ),
+        ),
+      });
+    };
+    scope.post('/retrieve', retrieve);
+    scope.post('/retrieve/:corpus', retrieve);
+    done();
+  });
+}
+
+function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new RetrieveRefusal(
+      422,
+      'FUSEBOX_RETRIEVE_INVALID',
+      'expected a JSON object {queries, topk, return_scores}',
+    );
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const field = issue.path.map(String).join('.');
+  throw new RetrieveRefusal(422, 'FUSEBOX_RETRIEVE_INVALID', `${field}: ${issue.message}`, field);
+}
+
+/** What a failed search answers: the refusals this route knows; anything else stays an error (500, logged). */
+function asRefusal(error: unknown): RetrieveRefusal {
+  if (error instanceof RetrieveRefusal) return error;
+  if (error instanceof UnknownCorpusError) return new RetrieveRefusal(404, error.code, error.message);
+  if (error instanceof CorpusChoiceError) return new RetrieveRefusal(400, error.code, error.message);
+  if (isRetrievalError(error)) return new RetrieveRefusal(400, error.code, error.message);
+  if (error instanceof LimiterTimeoutError)
+    return new RetrieveRefusal(429, error.code, `no search permit came in time: ${error.message}`);
+  if (isLimiterError(error)) return new RetrieveRefusal(503, error.code, error.message);
+  throw error;
+}
+
+async function record(
+  prisma: PrismaClient,
+  call: {
+    corpusName: string;
+    corpusId: string | undefined;
+    body: { queries: string[]; topk: number } | undefined;
+    search: CorpusSearch | undefined;
+    refusal: RetrieveRefusal | undefined;
+    durationMs: number;
+  },
+): Promise<void> {
+  await prisma.retrievalCall.create({
+    data: {
+      corpusName: call.corpusName,
+      ...(call.corpusId ? { corpusId: call.corpusId } : {}),
+      queries: call.body?.queries ?? [],
+      topk: call.body?.topk ?? 0,
+      status: call.refusal?.status ?? 200,
+      ...(call.refusal ? { error: call.refusal.message } : {}),
+      ...(call.search
+        ? {
+            results: call.search.results.map((documents) =>
+              documents.map(({ id, score }) => ({ id, score })),
+            ),
+          }
+        : {}),
+      durationMs: call.durationMs,
+    },
+  });
+}
+
+function answerError(error: FastifyError | RetrieveRefusal, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof RetrieveRefusal) {
+    if (error.status === 429) void reply.header('retry-after', String(RETRY_AFTER_S));
+    return reply.code(error.status).send({
+      detail: error.message,
+      code: error.code,
+      ...(error.field !== undefined ? { field: error.field } : {}),
+    });
+  }
+  // Fastify's own refusals: a body that is not JSON (400), too large (413), of another content type (415).
+  const status =
+    error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500
+      ? error.statusCode
+      : 500;
+  if (status === 500) request.log.error({ err: error, url: request.url }, 'retrieve failed');
+  return reply.code(status).send({
+    detail: status === 500 ? 'Internal Server Error' : error.message,
+    code: status === 500 ? 'FUSEBOX_INTERNAL' : (error.code ?? 'FUSEBOX_RETRIEVE_INVALID'),
+  });
+}

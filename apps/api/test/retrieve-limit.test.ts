@@ -1,0 +1,72 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createPostgresTestDatabase, type PostgresTestDatabase } from '@fusebox/db/testing';
+import type { Limiter } from '@fusebox/rate-limiter';
+import { createPgLimiter } from '@fusebox/rate-limiter/pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, runCli, startServer } from './serve-process';
+
+// Postgres only: the limit is cluster-wide, so this test holds the permits from another connection, as another
+// API process would.
+describe('/retrieve under its own cluster-wide limiter key', () => {
+  let database: PostgresTestDatabase;
+  let server: RunningServer;
+  const held: Limiter[] = [];
+  beforeAll(async () => {
+    database = await createPostgresTestDatabase();
+    const corpus = join(await mkdtemp(join(tmpdir(), 'fusebox-retrieve-limit-')), 'tiny.jsonl');
+    await writeFile(
+      corpus,
+      `${JSON.stringify({ id: '1', contents: '"Oslo"\nOslo is the capital of Norway.' })}\n`,
+    );
+    expect((await runCli(['corpus', 'import', corpus], database.env)).code).toBe(0);
+    server = await startServer({
+      ...database.env,
+      FUSEBOX_RETRIEVE_MAX_CONCURRENCY: '1',
+      FUSEBOX_MAX_CONCURRENCY: '1',
+      FUSEBOX_LIMITER_TIMEOUT_S: '1',
+    });
+  });
+  afterAll(async () => {
+    await Promise.all(held.map((limiter) => limiter.close()));
+    await server?.stop();
+    await database?.drop();
+  });
+
+  const retrieve = () =>
+    fetch(`${server.url}/retrieve`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ queries: ['capital of norway'], topk: 1 }),
+    });
+
+  it('keeps answering while every code-execution permit is taken', async () => {
+    const executions = await createPgLimiter({ connectionString: database.url, key: 'run_code', limit: 1 });
+    held.push(executions);
+    await executions.acquire();
+    const answer = await retrieve();
+    expect(answer.status).toBe(200);
+    expect(((await answer.json()) as { result: { id: string }[][] }).result[0]![0]!.id).toBe('1');
+  });
+
+  it('answers 429 with Retry-After, and records it, when another process holds every search permit', async () => {
+    const searches = await createPgLimiter({ connectionString: database.url, key: 'retrieve', limit: 1 });
+    held.push(searches);
+    await searches.acquire();
+    const answer = await retrieve();
+    expect(answer.status).toBe(429);
+    expect(answer.headers.get('retry-after')).toBe('2');
+    expect(((await answer.json()) as { detail: string }).detail).toMatch(/^no search permit came in time/);
+    const reader = database.reader();
+    try {
+      const refused = await reader.retrievalCall.findMany({
+        where: { status: 429 },
+        select: { corpusName: true },
+      });
+      expect(refused).toEqual([{ corpusName: 'tiny' }]);
+    } finally {
+      await reader.$disconnect();
+    }
+  });
+});
