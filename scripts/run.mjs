@@ -11,13 +11,23 @@ import { fileURLToPath } from 'node:url';
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const startedAt = Date.now();
 
-/** Debian packages the product needs at run time, and the extra ones only the test suite needs. */
-const APT_RUNTIME = ['bubblewrap', 'python3', 'python3-pytest', 'python3-seccomp', 'g++'];
+/**
+ * Debian packages the product needs at run time whatever the languages (the sandbox, its seccomp filter
+ * compiler, the interpreter sessions' python3), and the extra ones only the test suite needs.
+ */
+const APT_RUNTIME = ['bubblewrap', 'python3', 'python3-seccomp'];
 const APT_TEST = ['chromium', 'python3-aiohttp', 'python3-requests'];
+/** What each SandboxFusion language needs installed; shared with the executor (GET /v1/languages). */
+const PROFILES = JSON.parse(
+  readFileSync(join(root, 'packages', 'local-sandbox', 'src', 'runtime-profiles.json'), 'utf8'),
+);
 
 const USAGE = `usage: node scripts/run.mjs <command>
 
-  setup         install what the product needs (apt, npm, Prisma client, dashboard build)
+  setup [--languages LIST|all|default]
+                install what the product needs (apt, npm, Prisma client, dashboard build), with the
+                toolchains of the chosen languages (default: FUSEBOX_LANGUAGES, else the default profile;
+                see docs/languages.md)
   start         setup, then run \`fusebox serve\` (npm start)
   test          setup, then format, lint, boundaries, typecheck, unit/integration tests and browser tests (npm test)
   demo [args]   run \`fusebox demo\` against a running server (npm run demo)
@@ -112,8 +122,44 @@ function buildDashboard() {
   );
 }
 
-function setup({ forTests }) {
-  ensureAptPackages(forTests ? [...APT_RUNTIME, ...APT_TEST] : APT_RUNTIME);
+/**
+ * The languages to install: `--languages LIST|all|default` if given, else FUSEBOX_LANGUAGES, else the default
+ * profile. `all` is every language some Debian package provides.
+ */
+function chosenLanguages(args) {
+  const flag = args.indexOf('--languages');
+  const value = flag >= 0 ? args[flag + 1] : process.env.FUSEBOX_LANGUAGES;
+  if (flag >= 0 && (value === undefined || value.startsWith('--')))
+    fail('--languages needs a value: LIST, all or default');
+  const { languages } = PROFILES;
+  const installable = Object.keys(languages).filter((name) => !languages[name].unavailable);
+  if (value === undefined || value.trim() === '' || value === 'default') return PROFILES.default;
+  if (value === 'all') return installable;
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  for (const name of names) {
+    if (!(name in languages)) {
+      fail(
+        `unknown language ${JSON.stringify(name)} in ${flag >= 0 ? '--languages' : 'FUSEBOX_LANGUAGES'}; known: ${Object.keys(languages).join(', ')}, or all / default`,
+        2,
+      );
+    }
+    if (languages[name].unavailable)
+      fail(`${name} cannot be installed here: ${languages[name].unavailable}`, 2);
+  }
+  return names;
+}
+
+function languagePackages(names) {
+  return [...new Set(names.flatMap((name) => PROFILES.languages[name].debian))];
+}
+
+function setup({ forTests, languages }) {
+  const runtime = [...APT_RUNTIME, ...languagePackages(languages)];
+  log(`languages: ${languages.join(' ')}`);
+  ensureAptPackages(forTests ? [...runtime, ...APT_TEST] : runtime);
   ensureNpmPackages();
   generatePrismaClient();
   buildDashboard();
@@ -151,7 +197,7 @@ function readJson(file) {
 }
 
 function test() {
-  setup({ forTests: true });
+  setup({ forTests: true, languages: chosenLanguages([]) });
   const reports = join(root, 'node_modules', '.fusebox-reports');
   rmSync(reports, { recursive: true, force: true });
   mkdirSync(reports, { recursive: true });
@@ -220,10 +266,10 @@ function test() {
 const [command, ...rest] = process.argv.slice(2);
 switch (command) {
   case 'setup':
-    setup({ forTests: rest.includes('--test') });
+    setup({ forTests: rest.includes('--test'), languages: chosenLanguages(rest) });
     break;
   case 'start':
-    setup({ forTests: false });
+    setup({ forTests: false, languages: chosenLanguages([]) });
     fusebox(['serve', ...rest]);
     break;
   case 'test':

@@ -84,7 +84,8 @@ export const LANGUAGE_RUNNERS: Partial<Record<Language, LanguageRunner>> = {
   perl: interpreted('.pl', ['perl']),
   ruby: interpreted('.rb', ['ruby']),
   racket: interpreted('.rkt', ['racket']),
-  kotlin_script: interpreted('.kts', ['kotlin']),
+  // SandboxFusion runs `kotlin FILE`; Debian's Kotlin (1.3) runs scripts only through its compiler.
+  kotlin_script: interpreted('.kts', ['kotlinc', '-script']),
   sql: {
     sourceFile: file('.sql'),
     requires: ['sqlite3'],

@@ -84,6 +84,8 @@ const ETC_ENTRIES = [
   /^(ssl|ca-certificates|fonts|perl)$/,
   /^java-\d+-openjdk$/,
   /^python3(\.\d+)?$/,
+  // Where Debian keeps the configuration of the runtime profiles' languages (docs/languages.md).
+  /^(matplotlibrc|R|php|racket)$/,
 ];
 
 const SYSTEM_PATH = ['/usr/local/bin', '/usr/bin', '/bin'];

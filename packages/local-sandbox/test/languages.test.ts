@@ -29,6 +29,28 @@ describe('languages', () => {
     expect(response.run_result?.stdout).toBe('/usr/bin/python3 True\nTrue\n');
   });
 
+  it("imports the default profile's math and data libraries inside the sandbox, and uses them", async () => {
+    const { response } = await hello(
+      'python',
+      [
+        'import io, numpy, scipy.optimize, sympy, pandas, sklearn.linear_model',
+        'import matplotlib',
+        'matplotlib.use("Agg")',
+        'import matplotlib.pyplot as plt',
+        'x = sympy.symbols("x")',
+        'print(sympy.solve(x**2 - 4, x))',
+        'print(round(scipy.optimize.brentq(lambda v: v**3 - 27, 0, 10), 6))',
+        'print(pandas.DataFrame({"a": [1, 2, 3]})["a"].sum())',
+        'model = sklearn.linear_model.LinearRegression().fit(numpy.array([[0], [1], [2]]), [1, 3, 5])',
+        'print(round(float(model.coef_[0]), 6))',
+        'plt.plot([1, 2, 3]); buffer = io.BytesIO(); plt.savefig(buffer, format="png")',
+        'print(buffer.getvalue()[:4] == b"\\x89PNG")',
+      ].join('\n'),
+    );
+    expect(response.run_result?.stderr).toBe('');
+    expect(response.run_result?.stdout).toBe('[-2, 2]\n3.0\n6\n2.0\nTrue\n');
+  });
+
   it('runs bash, nodejs and pytest', async () => {
     const bash = await hello('bash', 'echo "$((6 * 7))"');
     expect(bash.response.run_result?.stdout).toBe('42\n');
