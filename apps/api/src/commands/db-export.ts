@@ -1,8 +1,8 @@
-import { DataTransferError } from '../data-transfer/data-transfer-error';
-import { exportDatabase } from '../data-transfer/export-database';
+import { DataTransferError, exportDatabase } from '@fusebox/data-transfer';
 import { type Command, UsageError } from './command';
 import { heldBy, openCommandDatabase } from './open-command-database';
 import { progressBar } from './rollouts-progress';
+import { VERSION } from '../version';
 
 export const dbExportCommand: Command = {
   path: ['db', 'export'],
@@ -29,6 +29,7 @@ export const dbExportCommand: Command = {
     const bar = progressBar(process.stderr, 'rows', (rows) => Math.round(rows).toLocaleString('en-US'));
     try {
       const summary = await exportDatabase(database, file, {
+        fuseboxVersion: VERSION,
         onProgress: ({ rowsDone, rowsTotal }) =>
           bar.update({ bytesDone: rowsDone, bytesTotal: rowsTotal, samples: rowsDone }),
         // Off a terminal there is no bar: logs get a line per table.

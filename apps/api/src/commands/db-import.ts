@@ -1,5 +1,4 @@
-import { DataTransferError } from '../data-transfer/data-transfer-error';
-import { importDatabase } from '../data-transfer/import-database';
+import { DataTransferError, importDatabase } from '@fusebox/data-transfer';
 import { type Command, UsageError } from './command';
 import { heldBy, openCommandDatabase } from './open-command-database';
 import { progressBar } from './rollouts-progress';

@@ -5,7 +5,6 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { Database } from '@fusebox/db/database';
 import { quoteIdentifier } from '@fusebox/db/ensure-database';
-import { VERSION } from '../version';
 import { DataTransferError } from './data-transfer-error';
 import { dataTables } from './database-tables';
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportHeader } from './export-format';
@@ -35,10 +34,12 @@ export async function exportDatabase(
   database: Database,
   file: string,
   options: {
+    /** The exporting Fusebox's version, written in the file's header. */
+    fuseboxVersion: string;
     onProgress?(progress: TransferProgress): void;
     /** After each table, with its rows. */
     onTable?(table: { name: string; rows: number }): void;
-  } = {},
+  },
 ): Promise<ExportSummary> {
   if (existsSync(file)) {
     throw new DataTransferError(
@@ -72,7 +73,7 @@ export async function exportDatabase(
       const header: ExportHeader = {
         format: EXPORT_FORMAT,
         version: EXPORT_VERSION,
-        fuseboxVersion: VERSION,
+        fuseboxVersion: options.fuseboxVersion,
         createdAt: new Date().toISOString(),
         source: { mode: database.mode, location: database.location },
         migrations: migrations.map((row) => row.name),
