@@ -76,7 +76,8 @@ export class LanguageStatuses {
           const line = `${stdout}\n${stderr}`
             .split('\n')
             .map((text) => text.trim())
-            .find((text) => text !== '');
+            // A JVM's deprecation warning may come first (kotlinc).
+            .find((text) => text !== '' && !/warning/i.test(text));
           resolve(error || line === undefined ? null : line);
         });
       });

@@ -29,6 +29,9 @@ const CPP_LINK_FLAGS = existsSync('/usr/include/openssl/ssl.h')
  */
 const GO = ['/usr/bin/env', 'GO111MODULE=off', 'GOPATH=/usr/share/gocode', 'go'];
 
+/** SandboxFusion puts javatuples on Java's class path; the java profile installs Debian's (libjavatuples-java). */
+const JAVA_CLASS_PATH = '.:/usr/share/java/javatuples.jar';
+
 const file = (extension: string) => () => `${randomName()}${extension}`;
 
 const interpreted = (
@@ -72,8 +75,8 @@ export const LANGUAGE_RUNNERS: Partial<Record<Language, LanguageRunner>> = {
   java: {
     sourceFile: () => 'Main.java',
     requires: ['javac', 'java'],
-    compile: (source) => ['javac', '-cp', '.', source],
-    run: () => ['java', '-cp', '.', '-ea', 'Main'],
+    compile: (source) => ['javac', '-cp', JAVA_CLASS_PATH, source],
+    run: () => ['java', '-cp', JAVA_CLASS_PATH, '-ea', 'Main'],
   },
   php: {
     ...interpreted('.php', ['php', '-f']),

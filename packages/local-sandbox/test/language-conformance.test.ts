@@ -36,7 +36,8 @@ const CASES: Partial<Record<Language, Conformance>> = {
     fail: '#include <cstdio>\nint main() { std::fprintf(stderr, "boom\\n"); return 1; }',
   },
   java: {
-    echo: 'import java.util.Scanner;\npublic class Main { public static void main(String[] a) { int n = new Scanner(System.in).nextInt(); System.out.println("hello " + n * 2); } }',
+    // javatuples is on the class path, as in SandboxFusion's runtime.
+    echo: 'import java.util.Scanner;\nimport org.javatuples.Pair;\npublic class Main { public static void main(String[] a) { int n = new Scanner(System.in).nextInt(); Pair<String, Integer> p = Pair.with("hello", n * 2); System.out.println(p.getValue0() + " " + p.getValue1()); } }',
     fail: 'public class Main { public static void main(String[] a) { throw new RuntimeException("boom"); } }',
   },
   go: {
