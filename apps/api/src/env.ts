@@ -87,6 +87,20 @@ export const envSchema = z.object({
   FUSEBOX_EXECUTOR_MAX_PROCESSES: positiveInt(512),
   /** When Fusebox runs as root: the first of the unprivileged host uids sandboxes run as, one per sandbox. */
   FUSEBOX_SANDBOX_UID_BASE: positiveInt(DEFAULT_SANDBOX_UID_BASE),
+  /** `on`: Python /run_code runs are forked from warm interpreters (zygotes), one per executor slot. */
+  FUSEBOX_PYTHON_ZYGOTE: z.enum(['on', 'off'], { error: "expected 'on' or 'off'" }).default('off'),
+  /** Modules every zygote imports before its first run, comma-separated (not installed: skipped). */
+  FUSEBOX_PYTHON_ZYGOTE_MODULES: z
+    .string()
+    .regex(
+      /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*(,[A-Za-z_]\w*(\.[A-Za-z_]\w*)*)*$/,
+      'expected Python module names separated by commas',
+    )
+    .transform((names) => names.split(','))
+    .optional(),
+  /** Runs one zygote forks, and seconds it lives, before it is replaced (new address-space layout, hash seed). */
+  FUSEBOX_PYTHON_ZYGOTE_MAX_RUNS: positiveInt(1000),
+  FUSEBOX_PYTHON_ZYGOTE_MAX_AGE_S: timerSeconds(600),
   FUSEBOX_MAX_BODY_BYTES: positiveInt(16 * 1024 * 1024),
   /** JSON bodies (and tRPC inputs) nested deeper than this are refused before they are parsed. */
   FUSEBOX_MAX_JSON_DEPTH: positiveInt(64),

@@ -19,6 +19,12 @@ export async function createServerExecutor(env: Env): Promise<Executor> {
       sandboxUidBase: env.FUSEBOX_SANDBOX_UID_BASE,
       maxSessions: env.FUSEBOX_SESSION_MAX,
       sessionIdleTimeoutMs: env.FUSEBOX_SESSION_IDLE_TIMEOUT_S * 1000,
+      pythonZygote: env.FUSEBOX_PYTHON_ZYGOTE === 'on',
+      ...(env.FUSEBOX_PYTHON_ZYGOTE_MODULES
+        ? { pythonZygoteModules: env.FUSEBOX_PYTHON_ZYGOTE_MODULES }
+        : {}),
+      pythonZygoteMaxRuns: env.FUSEBOX_PYTHON_ZYGOTE_MAX_RUNS,
+      pythonZygoteMaxAgeMs: env.FUSEBOX_PYTHON_ZYGOTE_MAX_AGE_S * 1000,
       warn: (message) => console.warn(`WARNING: ${message}`),
     });
   } catch (error) {

@@ -15,6 +15,18 @@ describe('readEnv', () => {
     });
   });
 
+  it('reads the Python zygote settings, and names a bad one', () => {
+    expect(
+      readEnv({ FUSEBOX_PYTHON_ZYGOTE: 'on', FUSEBOX_PYTHON_ZYGOTE_MODULES: 'math,numpy.linalg' }),
+    ).toMatchObject({ FUSEBOX_PYTHON_ZYGOTE: 'on', FUSEBOX_PYTHON_ZYGOTE_MODULES: ['math', 'numpy.linalg'] });
+    expect(() => readEnv({ FUSEBOX_PYTHON_ZYGOTE: 'yes' })).toThrow(
+      /FUSEBOX_PYTHON_ZYGOTE="yes": expected 'on' or 'off'/,
+    );
+    expect(() => readEnv({ FUSEBOX_PYTHON_ZYGOTE_MODULES: 'math, os;rm' })).toThrow(
+      /FUSEBOX_PYTHON_ZYGOTE_MODULES="math, os;rm": expected Python module names separated by commas/,
+    );
+  });
+
   it('treats empty strings as unset', () => {
     const env = readEnv({ PORT: '', FUSEBOX_API_TOKEN: '', DATABASE_URL: '' });
     expect(env.PORT).toBe(8080);
