@@ -51,17 +51,36 @@ export interface CorpusRef {
  */
 export class CorpusSearcher {
   readonly #indexes = new Map<string, { version: string; loading: Promise<LoadedIndex> }>();
+  /** Corpora as last read, by the name asked for ('' for none), so a search costs no query to find its corpus. */
+  readonly #corpora = new Map<string, { corpus: CorpusRef; at: number }>();
+  readonly #parameters: Bm25Parameters;
+  readonly #refreshMs: number;
 
+  /**
+   * `refreshMs` is how long a corpus as read is reused before it is read again (default 1 s): an import is
+   * seen by searches that start that much later.
+   */
   constructor(
     private readonly prisma: PrismaClient,
-    private readonly parameters: Bm25Parameters = PYSERINI_BM25,
-  ) {}
+    options: { parameters?: Bm25Parameters; refreshMs?: number } = {},
+  ) {
+    this.#parameters = options.parameters ?? PYSERINI_BM25;
+    this.#refreshMs = options.refreshMs ?? 1_000;
+  }
 
   /**
    * Which corpus a search without a name uses: the only one imported. Throws CorpusChoiceError when there are
    * none or several, and UnknownCorpusError for a name not imported.
    */
   async resolveCorpus(name: string | undefined): Promise<CorpusRef> {
+    const cached = this.#corpora.get(name ?? '');
+    if (cached && performance.now() - cached.at < this.#refreshMs) return cached.corpus;
+    const corpus = await this.#readCorpus(name);
+    this.#corpora.set(name ?? '', { corpus, at: performance.now() });
+    return corpus;
+  }
+
+  async #readCorpus(name: string | undefined): Promise<CorpusRef> {
     const select = { id: true, name: true, documentCount: true, updatedAt: true } as const;
     if (name !== undefined) {
       const corpus = await this.prisma.retrievalCorpus.findUnique({ where: { name }, select });
@@ -145,6 +164,6 @@ export class CorpusSearcher {
       if (batch.length < LOAD_BATCH) break;
       after = batch[batch.length - 1]!.line;
     }
-    return { index: builder.build(this.parameters), lines: Int32Array.from(lines) };
+    return { index: builder.build(this.#parameters), lines: Int32Array.from(lines) };
   }
 }

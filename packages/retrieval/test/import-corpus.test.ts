@@ -116,7 +116,7 @@ describe('importing a Search-R1 corpus and searching it', () => {
   });
 
   it('searches a named corpus with scores, and rebuilds its index after an import adds passages', async () => {
-    const searcher = new CorpusSearcher(opened.prisma);
+    const searcher = new CorpusSearcher(opened.prisma, { refreshMs: 0 });
     const { corpus, results } = await searcher.search({
       corpus: await searcher.resolveCorpus('plays'),
       queries: ['Shakespeare tragedy', 'river London'],
@@ -147,8 +147,24 @@ describe('importing a Search-R1 corpus and searching it', () => {
     expect(after.results[0]![0]!.id).toBe('9');
   });
 
+  it('reuses a corpus as read for refreshMs, so a search in that window costs no query to find it', async () => {
+    const searcher = new CorpusSearcher(opened.prisma, { refreshMs: 3_600_000 });
+    const before = await searcher.resolveCorpus('plays');
+    const path = (
+      await opened.sql.query<{ source_path: string }>(
+        `SELECT "source_path" FROM "retrieval_corpus" WHERE "name" = 'plays'`,
+      )
+    ).rows[0]!.source_path;
+    await appendFile(path, `${passage(10, 'Tempest', 'The Tempest is a play by Shakespeare.')}\n`);
+    await importCorpus(opened.sql, { path, name: 'plays' });
+    expect(await searcher.resolveCorpus('plays')).toBe(before);
+    expect((await new CorpusSearcher(opened.prisma).resolveCorpus('plays')).documentCount).toBe(
+      before.documentCount + 1,
+    );
+  });
+
   it('names the corpora when a search names an unknown one or none among several', async () => {
-    const searcher = new CorpusSearcher(opened.prisma);
+    const searcher = new CorpusSearcher(opened.prisma, { refreshMs: 0 });
     await expect(searcher.resolveCorpus('nope')).rejects.toThrow(
       new UnknownCorpusError('nope', ['big', 'plays', 'shrinking']),
     );

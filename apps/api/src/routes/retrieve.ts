@@ -1,4 +1,6 @@
 import type { PrismaClient } from '@fusebox/db/client';
+import { isDatabaseUnavailable } from '@fusebox/db/database-unavailable';
+import { GroupCommit } from '@fusebox/db/group-commit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LimiterTimeoutError, isLimiterError } from '@fusebox/rate-limiter';
 import {
@@ -77,6 +79,7 @@ export async function registerRetrieveRoutes(
   const { env, prisma } = options;
   const limiter = await openRetrieveLimiter(env);
   const searcher = new CorpusSearcher(prisma);
+  const recorder = callRecorder(prisma);
   const schema = retrieveRequestSchema(env);
   app.addHook('onClose', () => limiter.close());
 
@@ -102,7 +105,7 @@ export async function registerRetrieveRoutes(
       } catch (error) {
         refusal = asRefusal(error);
       }
-      await record(prisma, {
+      await recorder.submit({
         corpusName: corpus?.name ?? corpusName ?? '',
         corpusId: corpus?.id,
         body,
@@ -152,35 +155,45 @@ function asRefusal(error: unknown): RetrieveRefusal {
   throw error;
 }
 
-async function record(
-  prisma: PrismaClient,
-  call: {
-    corpusName: string;
-    corpusId: string | undefined;
-    body: { queries: string[]; topk: number } | undefined;
-    search: CorpusSearch | undefined;
-    refusal: RetrieveRefusal | undefined;
-    durationMs: number;
-  },
-): Promise<void> {
-  await prisma.retrievalCall.create({
-    data: {
-      corpusName: call.corpusName,
-      ...(call.corpusId ? { corpusId: call.corpusId } : {}),
-      queries: call.body?.queries ?? [],
-      topk: call.body?.topk ?? 0,
-      status: call.refusal?.status ?? 200,
-      ...(call.refusal ? { error: call.refusal.message } : {}),
-      ...(call.search
-        ? {
-            results: call.search.results.map((documents) =>
-              documents.map(({ id, score }) => ({ id, score })),
-            ),
-          }
-        : {}),
-      durationMs: call.durationMs,
+/** One call as `retrieval_call` keeps it. */
+interface CallRecord {
+  corpusName: string;
+  corpusId: string | undefined;
+  body: { queries: string[]; topk: number } | undefined;
+  search: CorpusSearch | undefined;
+  refusal: RetrieveRefusal | undefined;
+  durationMs: number;
+}
+
+/**
+ * Records calls in groups: those that finish while one insert is in flight share the next, so a rollout's
+ * burst of searches costs a few commits, not one each; every call is still committed before it is answered.
+ */
+function callRecorder(prisma: PrismaClient): GroupCommit<CallRecord, undefined> {
+  return new GroupCommit(
+    async (calls) => {
+      await prisma.retrievalCall.createMany({
+        data: calls.map((call) => ({
+          corpusName: call.corpusName,
+          corpusId: call.corpusId ?? null,
+          queries: call.body?.queries ?? [],
+          topk: call.body?.topk ?? 0,
+          status: call.refusal?.status ?? 200,
+          error: call.refusal?.message ?? null,
+          ...(call.search
+            ? {
+                results: call.search.results.map((documents) =>
+                  documents.map(({ id, score }) => ({ id, score })),
+                ),
+              }
+            : {}),
+          durationMs: call.durationMs,
+        })),
+      });
+      return calls.map(() => undefined);
     },
-  });
+    { failsEveryItem: isDatabaseUnavailable },
+  );
 }
 
 function answerError(error: FastifyError | RetrieveRefusal, request: FastifyRequest, reply: FastifyReply) {
