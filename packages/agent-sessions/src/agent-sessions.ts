@@ -1,8 +1,15 @@
 import type { PrismaClient } from '@fusebox/db/client';
+import { isDatabaseUnavailable } from '@fusebox/db/database-unavailable';
+import { GroupCommit } from '@fusebox/db/group-commit';
 import { SessionNotFoundError as InterpreterNotFoundError } from '@fusebox/local-sandbox/errors';
 import { computeReward, readTask, storedTask, storedTaskSelect, type StoredTask } from '@fusebox/tasks';
-import { SessionClosedError, SessionNotFoundError, SessionsFullError, TaskNotFoundError } from './errors';
-import { Batcher } from './batcher';
+import {
+  ConcurrentActionError,
+  SessionClosedError,
+  SessionNotFoundError,
+  SessionsFullError,
+  TaskNotFoundError,
+} from './errors';
 import { extractCode } from './extract-code';
 import { KeyedMutex } from './keyed-mutex';
 import type { LiveSession } from './live-session';
@@ -54,6 +61,13 @@ const MAX_EXPIRY_INTERVAL_MS = 30_000;
 const SID_ATTEMPTS = 3;
 /** How long a task read for /start_instance is reused. */
 const TASK_CACHE_MS = 5_000;
+/**
+ * Tries of one action: the second runs on state rebuilt from the database, and fails only if yet another action
+ * of the same session was stored meanwhile (a client sending one session's actions at once to two processes).
+ */
+const ACT_ATTEMPTS = 2;
+/** Writes that share a statement: a row that fails alone fails only its own request; a sick database fails all. */
+const GROUP_COMMIT = { failsEveryItem: isDatabaseUnavailable };
 /** Prisma's code for "the record to update was not found". */
 const RECORD_NOT_FOUND = 'P2025';
 
@@ -61,8 +75,10 @@ const RECORD_NOT_FOUND = 'P2025';
  * The agent sessions of verl's swedev protocol: /start_instance opens one on a task, /process_action runs the
  * model's code and answers what it printed, /postprocess frees it, /compute_reward runs the task's tests. Every
  * session's requests are handled one at a time, in arrival order; every action is stored before it is answered.
- * Sessions live in this process's memory as well as in Postgres, so a cluster needs sticky routing by sid;
- * after a restart a session's state is rebuilt from its stored actions.
+ * Sessions live in Postgres; a process keeps what it knows of one (a stateful session's interpreter) in memory,
+ * and any process on the same database may serve any request: action numbers come from the database, and a
+ * process whose copy went stale (another served the session meanwhile, or it restarted) rebuilds it from the
+ * stored actions. Sticky routing by sid only saves those rebuilds.
  */
 export class AgentSessions {
   readonly #prisma: PrismaClient;
@@ -72,9 +88,9 @@ export class AgentSessions {
   readonly #mutex = new KeyedMutex();
   readonly #expiry: NodeJS.Timeout;
   /** New session rows, inserted together: verl opens a whole batch's sessions at once. */
-  readonly #inserts: Batcher<{ id: string; taskId: string; sessionMode: string }, boolean>;
+  readonly #inserts: GroupCommit<{ id: string; taskId: string; sessionMode: string }, boolean>;
   /** Finished actions, stored together: one commit for every action that finished while the last was written. */
-  readonly #actionWrites: Batcher<StoredAction, void>;
+  readonly #actionWrites: GroupCommit<StoredAction, number | undefined>;
   /** Tasks by instance_hash, briefly: a batch opens many sessions on few tasks. */
   readonly #tasks = new Map<string, { task: Promise<StoredTask | undefined>; at: number }>();
   #starting = 0;
@@ -83,7 +99,7 @@ export class AgentSessions {
     this.#prisma = prisma;
     this.#sandbox = sandbox;
     this.#settings = settings;
-    this.#inserts = new Batcher(async (rows) => {
+    this.#inserts = new GroupCommit(async (rows) => {
       // A sid that collided is skipped, not failed, so the rest of the batch is inserted.
       const inserted = await prisma.session.createManyAndReturn({
         data: rows,
@@ -92,8 +108,11 @@ export class AgentSessions {
       });
       const ids = new Set(inserted.map(({ id }) => id));
       return rows.map(({ id }) => ids.has(id));
-    });
-    this.#actionWrites = new Batcher((actions) => storeActions(prisma, sandbox.executionColumns, actions));
+    }, GROUP_COMMIT);
+    this.#actionWrites = new GroupCommit(
+      (actions) => storeActions(prisma, sandbox.executionColumns, actions),
+      GROUP_COMMIT,
+    );
     const interval = Math.max(1_000, Math.min(MAX_EXPIRY_INTERVAL_MS, settings.idleTimeoutMs / 4));
     this.#expiry = setInterval(
       () => void this.expireIdle().catch((error: unknown) => settings.onExpiryError(error)),
@@ -135,44 +154,61 @@ export class AgentSessions {
     }
   }
 
-  /** Runs an action's code and answers the observation, after storing both. */
+  /**
+   * Runs an action's code and answers the observation, after storing both. Any process on the database may serve
+   * any action: a stateful session's interpreter state is this process's own, so if another process stored an
+   * action of the session since this one last did, the state is rebuilt from the stored actions and the action
+   * run again on it (a sandboxed run has no effect outside its interpreter, which is discarded).
+   */
   async act(sid: string, content: string): Promise<{ content: string }> {
     return this.#mutex.run(sid, async () => {
-      const live = await this.#liveSession(sid);
-      const { task } = live;
-      const code = extractCode(content, task.language);
-      const started = performance.now();
-      const run = await runAction(this.#sandbox, live, code, this.#settings.idleTimeoutMs);
-      const observation = describeAction(run.response, {
-        runTimeoutS: task.settings.runTimeoutS,
-        memoryLimitMB: task.settings.memoryLimitMB,
-        maxChars: task.settings.maxObservationChars ?? this.#settings.maxObservationChars,
-        stateful: task.sessionMode === 'stateful',
-      });
-      const seq = live.actionCount + 1;
-      await this.#actionWrites.submit({
-        sid,
-        seq,
-        content: storable(content),
-        code: storable(code),
-        observation: storable(observation.text),
-        status: observation.status,
-        returnCode: observation.returnCode,
-        durationMs: performance.now() - started,
-        executions: run.rows.map((row) => ({ ...row, source: 'session_action' })),
-        stateLost: observation.stateLost,
-      });
-      live.actionCount = seq;
-      if (task.sessionMode === 'stateful') {
-        if (observation.stateLost) {
-          this.#closeInterpreter(live);
-          live.cells = [];
-        } else {
-          live.cells.push(code);
-        }
+      for (let attempt = 1; ; attempt += 1) {
+        const live = await this.#liveSession(sid);
+        const answer = await this.#act(live, content);
+        if (answer) return answer;
+        // Not stored: the session moved on elsewhere (or ended). Forget what this process knew of it.
+        this.#drop(live);
+        if (attempt >= ACT_ATTEMPTS) throw new ConcurrentActionError(sid);
       }
-      return { content: observation.text };
     });
+  }
+
+  /** One attempt of `act` on what this process knows of the session; undefined if the action was not stored. */
+  async #act(live: LiveSession, content: string): Promise<{ content: string } | undefined> {
+    const { task } = live;
+    const stateful = task.sessionMode === 'stateful';
+    const code = extractCode(content, task.language);
+    const started = performance.now();
+    const run = await runAction(this.#sandbox, live, code, this.#settings.idleTimeoutMs);
+    const observation = describeAction(run.response, {
+      runTimeoutS: task.settings.runTimeoutS,
+      memoryLimitMB: task.settings.memoryLimitMB,
+      maxChars: task.settings.maxObservationChars ?? this.#settings.maxObservationChars,
+      stateful,
+    });
+    const seq = await this.#actionWrites.submit({
+      sid: live.id,
+      expectedSeq: stateful ? live.actionCount + 1 : undefined,
+      content: storable(content),
+      code: storable(code),
+      observation: storable(observation.text),
+      status: observation.status,
+      returnCode: observation.returnCode,
+      durationMs: performance.now() - started,
+      executions: run.rows.map((row) => ({ ...row, source: 'session_action' })),
+      stateLost: observation.stateLost,
+    });
+    if (seq === undefined) return undefined;
+    live.actionCount = seq;
+    if (stateful) {
+      if (observation.stateLost) {
+        this.#closeInterpreter(live);
+        live.cells = [];
+      } else {
+        live.cells.push(code);
+      }
+    }
+    return { content: observation.text };
   }
 
   /** Ends a session and frees its interpreter. Idempotent: later calls answer the same summary. */

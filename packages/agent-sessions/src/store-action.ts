@@ -5,7 +5,12 @@ import type { ExecutionRow, SessionSandbox } from './session-sandbox';
 /** One /process_action as stored: the action, the executions it took (its own last) and its effect on the session. */
 export interface StoredAction {
   sid: string;
-  seq: number;
+  /**
+   * The number this process expects the action to get, when the action depends on state only this process
+   * holds (a stateful session's interpreter): the action is then stored only if nobody else stored one since.
+   * Undefined: it takes the next number, whatever it is.
+   */
+  expectedSeq: number | undefined;
   content: string;
   code: string;
   observation: string;
@@ -21,19 +26,22 @@ export interface StoredAction {
  * Stores actions in one statement, before their observations are answered: each action's execution rows, the
  * action linked to the last of them, its session's count and last-action time, and a warning for a lost state.
  * One round trip instead of a Prisma transaction's five per action keeps the API's own time per action low, and
- * the AgentSessions batcher hands it every action that finished meanwhile, so a busy server commits once for many.
- * The actions must be of different sessions (a session runs one action at a time).
+ * the AgentSessions group commit hands it every action that finished meanwhile, so a busy server commits once
+ * for many. The actions must be of different sessions (a session runs one action at a time in a process).
  *
- * The commit does not wait for the WAL to reach the disk (`synchronous_commit` off for this statement alone, as
- * the rollout import does): the rows are committed and visible to every reader before the answer, but a crash of
- * the Postgres server itself within a fraction of a second could lose the last actions. That saves about 0.4 ms
- * of every action's answer, a fifth of the API's own time per action.
+ * Each action's number comes from its session's row, which the statement updates (and so locks): whichever
+ * process stores a session's actions, and in whatever order they arrive, they are numbered 1, 2, 3… without a
+ * gap or a duplicate. Resolves to each action's number, or undefined for one not stored: its session is no
+ * longer active, or it had an `expectedSeq` and another process stored an action of that session meanwhile.
+ *
+ * The commit is durable before the answer (synchronous_commit as the server has it, on by default): an action
+ * answered survives a crash of Fusebox or of Postgres. Group commit, not a relaxed commit, keeps that cheap.
  */
 export async function storeActions(
   prisma: PrismaClient,
   executionColumns: SessionSandbox['executionColumns'],
   actions: StoredAction[],
-): Promise<void[]> {
+): Promise<(number | undefined)[]> {
   const now = new Date();
   const executions: Record<string, unknown>[] = [];
   const rows = actions.map((action) => {
@@ -42,7 +50,8 @@ export async function storeActions(
     return {
       id: uuidV7(),
       session_id: action.sid,
-      seq: action.seq,
+      // Read back as the expected number; the stored one comes from the session's row.
+      seq: action.expectedSeq ?? null,
       content: action.content,
       code: action.code,
       observation: action.observation,
@@ -53,31 +62,38 @@ export async function storeActions(
       created_at: now,
     };
   });
-  const warnings = actions
+  const lost = actions
     .filter((action) => action.stateLost)
-    .map((action) => ({
-      id: uuidV7(),
-      session_id: action.sid,
-      level: 'warning',
-      route: '/process_action',
-      message: `action ${action.seq} ended with ${action.status}: the interpreter was restarted and its state is lost`,
-      created_at: now,
-    }));
-  const stored = JSON.stringify(rows);
-  const updated = await prisma.$executeRaw`
-    WITH relaxed AS (
-      -- Local to this statement's transaction; joined below so that it runs.
-      SELECT set_config('synchronous_commit', 'off', true)
+    .map((action) => ({ id: uuidV7(), session_id: action.sid }));
+  const numbered = await prisma.$queryRaw<{ session_id: string; seq: number }[]>`
+    WITH stored AS (
+      SELECT * FROM json_populate_recordset(NULL::action, ${JSON.stringify(rows)}::json)
+    ), numbered AS (
+      UPDATE session SET
+        action_count = session.action_count + 1,
+        last_action_at = stored.created_at,
+        updated_at = stored.created_at
+      FROM stored
+      WHERE session.id = stored.session_id
+        AND session.state = 'active'
+        AND (stored.seq IS NULL OR session.action_count + 1 = stored.seq)
+      RETURNING session.id AS session_id, session.action_count AS seq
     ), executions AS (
       INSERT INTO execution SELECT * FROM json_populate_recordset(NULL::execution, ${JSON.stringify(executions)}::json)
     ), actions AS (
-      INSERT INTO action SELECT * FROM json_populate_recordset(NULL::action, ${stored}::json)
+      INSERT INTO action (id, session_id, seq, content, code, observation, status, return_code, duration_ms, execution_id, created_at)
+      SELECT stored.id, stored.session_id, numbered.seq, stored.content, stored.code, stored.observation, stored.status,
+        stored.return_code, stored.duration_ms, stored.execution_id, stored.created_at
+      FROM stored JOIN numbered USING (session_id)
     ), warnings AS (
-      INSERT INTO session_event SELECT * FROM json_populate_recordset(NULL::session_event, ${JSON.stringify(warnings)}::json)
+      INSERT INTO session_event (id, session_id, level, route, message, created_at)
+      SELECT lost.id, lost.session_id, 'warning', '/process_action',
+        format('action %s ended with %s: the interpreter was restarted and its state is lost', numbered.seq, stored.status),
+        stored.created_at
+      FROM json_to_recordset(${JSON.stringify(lost)}::json) AS lost (id uuid, session_id text)
+      JOIN numbered USING (session_id) JOIN stored USING (session_id)
     )
-    UPDATE session SET action_count = stored.seq, last_action_at = stored.created_at, updated_at = stored.created_at
-    FROM json_populate_recordset(NULL::action, ${stored}::json) AS stored, relaxed
-    WHERE session.id = stored.session_id`;
-  if (updated !== actions.length) throw new Error('a session was deleted while its action was being stored');
-  return actions.map(() => undefined);
+    SELECT session_id, seq FROM numbered`;
+  const seqs = new Map(numbered.map((row) => [row.session_id, Number(row.seq)]));
+  return actions.map((action) => seqs.get(action.sid));
 }

@@ -4,6 +4,7 @@ export {
   isSessionApiError,
   type SessionApiErrorCode,
 } from './session-api-error';
+export { ConcurrentActionError } from './concurrent-action-error';
 export { InvalidRequestError } from './invalid-request-error';
 export { SessionClosedError } from './session-closed-error';
 export { SessionNotFoundError } from './session-not-found-error';
