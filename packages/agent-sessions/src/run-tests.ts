@@ -3,6 +3,7 @@ import { summarize } from '@fusebox/sandbox-client';
 import { describeRun, truncateToolResponse } from '@fusebox/tools';
 import type { StoredTask, TaskTest, TestCounts } from '@fusebox/tasks';
 import type { TestOutcome } from './reward-detail';
+import { completed, withCompletionMarker, withoutMarker } from './completion-marker';
 import { stateCells } from './session-cells';
 import type { ExecutionRow, SessionSandbox } from './session-sandbox';
 import { type TestSubject, judgedByTrustedRunner, trustedTestJob, trustedVerdict } from './trusted-test';
@@ -25,8 +26,9 @@ export interface TestRun {
  *
  * Python assert tests, and pytest ones that need nothing of pytest's own, run in the trusted runner
  * (trusted-test.ts), whose verdict the model's code cannot forge; io tests are judged here, on the exit status the
- * sandbox's driver reported and the output the host read. Other assert tests still pass when the program (the
- * model's code and the test, in one process) exits 0: see docs/sessions.md for what that leaves open.
+ * sandbox's driver reported and the output the host read. Other assert tests (the model's code and the test, in
+ * one process) pass when the program exits 0 and prints its completion marker (completion-marker.ts), which only
+ * a run of the test to its end prints: see docs/sessions.md for what that leaves open.
  */
 export async function runTests(
   sandbox: SessionSandbox,
@@ -60,19 +62,44 @@ export async function runTests(
 
 async function runProgramTest(sandbox: SessionSandbox, task: StoredTask, solution: string, test: TaskTest) {
   const { runTimeoutS, memoryLimitMB } = task.settings;
+  const program = test.kind === 'assert' ? withSolution(test.code, solution) : solution;
+  const marked =
+    test.kind === 'assert' ? withCompletionMarker(task.language, program, task.setupFiles) : undefined;
   const { response, row } = await sandbox.runProgram(
     runCodeRequestSchema.parse({
-      code: test.kind === 'assert' ? withSolution(test.code, solution) : solution,
+      code: marked?.code ?? program,
       language: task.language,
       stdin: test.kind === 'io' ? test.stdin : null,
       compile_timeout: runTimeoutS,
       run_timeout: runTimeoutS,
       memory_limit_MB: memoryLimitMB,
-      files: task.setupFiles,
+      files: marked?.files ?? task.setupFiles,
     }),
   );
+  if (marked === undefined)
+    return {
+      outcome: outcome(task, test, response, test.kind === 'io' ? test.expectedStdout : undefined),
+      row,
+    };
+  const stdout = response.run_result?.stdout ?? '';
+  const ran = outcome(task, test, {
+    ...response,
+    run_result: response.run_result && {
+      ...response.run_result,
+      stdout: withoutMarker(stdout, marked.marker),
+    },
+  });
+  // Exit 0 without the marker: the process ended before the test's own code did.
   return {
-    outcome: outcome(task, test, response, test.kind === 'io' ? test.expectedStdout : undefined),
+    outcome:
+      ran.passed && !completed(stdout, marked.marker)
+        ? {
+            ...ran,
+            passed: false,
+            status: 'runtime_error',
+            detail: `${ran.detail}\n(the test did not run to its end: the program exited before it finished)`,
+          }
+        : ran,
     row,
   };
 }
