@@ -19,6 +19,15 @@ export {
   type Gsm8kMethod,
   type Gsm8kScoreOptions,
 } from './gsm8k-score';
+export {
+  computeQaScore,
+  exactMatch,
+  extractAnswerTag,
+  normalizeAnswer,
+  type QaMatch,
+  subExactMatch,
+  tokenF1,
+} from './qa-score';
 export { parseToolCalls, type ParsedToolCall, type ToolCallFormat } from './tool-call-parser';
 export {
   QWEN_DEFAULT_SYSTEM_PROMPT,
