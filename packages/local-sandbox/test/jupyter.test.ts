@@ -65,6 +65,38 @@ describe('runJupyter', () => {
     expect(response.cells[1]?.error[0]?.ename).toBe('TimeoutError');
   });
 
+  it('runs cells in IPython: `!` commands, magics, and rich display data from pandas, Markdown and matplotlib', async () => {
+    const { response } = await executor().runJupyter({
+      cells: [
+        '!echo hi from a shell',
+        '%pwd',
+        'import pandas as pd\npd.DataFrame({"x": [1, 2]})',
+        'from IPython.display import Markdown, HTML, display\ndisplay(Markdown("**bold**"))\nHTML("<b>html</b>")',
+        'import matplotlib.pyplot as plt\nplt.plot([1, 4, 9]);',
+        '%timeit -n1 -r1 sum(range(10))',
+      ],
+    });
+    expect(response.status).toBe('Success');
+    expect(response.cells.map((cell) => cell.error)).toEqual([[], [], [], [], [], []]);
+    const [shell, pwd, frame, rich, figure, timeit] = response.cells;
+    expect(shell?.stdout).toBe('hi from a shell\n');
+    expect(pwd?.display).toEqual([{ 'text/plain': expect.stringMatching(/^'\/tmp\/\w+'$/) as unknown }]);
+    expect(frame?.display[0]?.['text/html']).toContain('<table');
+    expect(frame?.display[0]?.['text/plain']).toContain('x');
+    expect(rich?.display).toEqual([
+      { 'text/plain': '<IPython.core.display.Markdown object>', 'text/markdown': '**bold**' },
+      { 'text/plain': '<IPython.core.display.HTML object>', 'text/html': '<b>html</b>' },
+    ]);
+    const png = figure?.display.find((bundle) => 'image/png' in bundle)?.['image/png'];
+    expect(typeof png).toBe('string');
+    expect(
+      Buffer.from(png as string, 'base64')
+        .subarray(1, 4)
+        .toString(),
+    ).toBe('PNG');
+    expect(timeit?.stdout).toMatch(/per loop/);
+  });
+
   it('writes files and fetches files like /run_code', async () => {
     const { response } = await executor().runJupyter({
       cells: ['data = open("in.txt").read()', 'open("out.txt", "w").write(data.upper())'],

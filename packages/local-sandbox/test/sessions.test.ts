@@ -79,6 +79,19 @@ describe('sessions', () => {
     }
   });
 
+  it('keeps IPython state across requests: magics, `!` output captured into Python, figures as image/png', async () => {
+    const { id } = await sessions().create();
+    try {
+      expect((await sessions().run(id, 'files = !echo one; echo two')).status).toBe('ok');
+      expect((await sessions().run(id, 'files')).display[0]?.['text/plain']).toBe("['one', 'two']");
+      const figure = await sessions().run(id, 'import matplotlib.pyplot as plt\nplt.bar([1, 2], [3, 4])');
+      expect(figure.display.some((bundle) => typeof bundle['image/png'] === 'string')).toBe(true);
+      expect((await sessions().run(id, '%who_ls')).display[0]?.['text/plain']).toContain("'files'");
+    } finally {
+      sessions().close(id);
+    }
+  });
+
   it('limits the interpreter memory when asked: a large allocation raises MemoryError and the session lives on', async () => {
     const { id } = await sessions().create({ memoryLimitMB: 256 });
     try {

@@ -1,9 +1,12 @@
 # The interpreter of a stateful session: runs inside a sandbox, reads one JSON request per line on fd 3
 # ({"id", "code"}) and answers one JSON line per cell on fd 4, carrying the request's id. The cell's code runs in
 # this process, so it can write to fd 4 too: the host takes only a well-formed reply with the id it sent for
-# that cell and ignores every other line (see interpreter.ts), and rewards never depend on this channel. It imitates an IPython kernel closely enough for /run_jupyter: the
-# value of a trailing expression is displayed as its repr, and exceptions are reported with an IPython-style
-# traceback, without depending on Jupyter.
+# that cell and ignores every other line (see interpreter.ts), and rewards never depend on this channel.
+#
+# Cells run in IPython (Debian's python3-ipython, in the python profile), as in a Jupyter kernel: magics, `!cmd`,
+# rich display data (text/html, text/markdown, image/png from matplotlib's inline backend). Tracebacks are
+# formatted here, in the shape SandboxFusion's kernel gives them, whatever the IPython version. Without IPython,
+# the trailing expression's repr is displayed and IPython syntax is a SyntaxError.
 #
 # It starts before anyone needs it (a warm sandbox), so its settings arrive as the first line on fd 3:
 # {"output_limit": bytes per stream, "memory_limit": address-space bytes or 0, "first_cell": number}.
@@ -15,12 +18,15 @@ import fcntl
 import json
 import linecache
 import os
+import re
 import resource
 import sys
 import traceback
 import types
 
 OUTPUT_LIMIT = 0
+# Characters of display data one cell may return: the reply line also carries both streams, base64.
+DISPLAY_LIMIT = 0
 KERNEL_PID = os.getpid()
 RED, GREEN, CYAN, RESET = '\x1b[0;31m', '\x1b[0;32m', '\x1b[0;36m', '\x1b[0m'
 # IPython pads the exception name so "Traceback (most recent call last)" ends at column 75.
@@ -112,6 +118,92 @@ def run_cell(code, number, namespace, cells):
     return display, error
 
 
+IPYTHON_CELL = re.compile(r'^<ipython-input-(\d+)-')
+
+
+class IPythonCells(dict):
+    """Cell numbers by file name, read from the names IPython compiles cells under."""
+
+    def get(self, filename, default=None):
+        match = IPYTHON_CELL.match(filename or '')
+        return int(match.group(1)) if match else default
+
+    def __contains__(self, filename):
+        return self.get(filename) is not None
+
+    def __getitem__(self, filename):
+        return self.get(filename)
+
+
+def bounded(bundle, budget):
+    """A display bundle's entries that fit in what is left of the cell's display budget (text is cut to fit)."""
+    kept = {}
+    for mime, value in bundle.items():
+        if isinstance(value, str) and mime.startswith('text/'):
+            value = value[:max(budget[0], 0)]
+        size = len(value) if isinstance(value, str) else len(json.dumps(value, default=str))
+        if size <= budget[0]:
+            kept[mime] = value if isinstance(value, (str, dict, list)) else str(value)
+            budget[0] -= size
+    return kept
+
+
+def ipython_runner():
+    """Runs cells in an IPython shell; None when IPython is not installed. Started before the sandbox is ready,
+    so its imports are paid while warming, not by the first request."""
+    try:
+        from IPython.core.displayhook import DisplayHook
+        from IPython.core.displaypub import DisplayPublisher
+        from IPython.core.interactiveshell import InteractiveShell
+        from traitlets.config import Config
+    except ImportError:
+        return None
+    cells = IPythonCells()
+    current = {'display': [], 'error': [], 'budget': [0]}
+
+    class Publisher(DisplayPublisher):
+        def publish(self, data, metadata=None, source=None, *, transient=None, update=False, **kwargs):
+            current['display'].append(bounded(data, current['budget']))
+
+    class Hook(DisplayHook):
+        def write_output_prompt(self):
+            pass
+
+        def write_format_data(self, format_dict, md_dict=None):
+            current['display'].append(bounded(format_dict, current['budget']))
+
+        def finish_displayhook(self):
+            pass
+
+    class Shell(InteractiveShell):
+        def enable_gui(self, gui=None):
+            pass  # inline figures need no event loop
+
+        def showtraceback(self, exc_tuple=None, filename=None, tb_offset=None, exception_only=False,
+                          running_compiled_code=False):
+            current['error'].append(error_entry(sys.exc_info()[1], cells))
+
+        def showsyntaxerror(self, filename=None, running_compiled_code=False):
+            current['error'].append(error_entry(sys.exc_info()[1], cells))
+
+    # matplotlib's inline backend, loaded when a cell first imports pyplot, shows figures as image/png.
+    os.environ['MPLBACKEND'] = 'module://matplotlib_inline.backend_inline'
+    shell = Shell.instance(display_pub_class=Publisher, displayhook_class=Hook,
+                           config=Config({'HistoryManager': {'enabled': False}}))
+    # os.system rather than a pseudo-terminal, which the sandbox has none of: `!cmd` output lands on fd 1.
+    shell.system = shell.system_raw
+
+    def run(code, number):
+        current.update(display=[], error=[], budget=[DISPLAY_LIMIT])
+        shell.execution_count = number
+        shell.run_cell(code, store_history=True)
+        if os.getpid() != KERNEL_PID:
+            os._exit(0)  # a cell that forked: the child must not go on serving requests
+        return current['display'], current['error']
+
+    return run
+
+
 def flush():
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -128,7 +220,7 @@ def send(message):
 
 
 def main():
-    global OUTPUT_LIMIT
+    global OUTPUT_LIMIT, DISPLAY_LIMIT
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[1]), int(sys.argv[1])))
     if int(sys.argv[2]) > 0:
@@ -136,21 +228,27 @@ def main():
     # Programs a cell starts (os.system, exec) do not get the channels.
     os.set_inheritable(3, False)
     os.set_inheritable(4, False)
+    run = ipython_runner()
     os.write(4, b'ready\n')
     requests = os.fdopen(3, 'rb')
     settings = json.loads(requests.readline())
     OUTPUT_LIMIT = settings['output_limit']
+    DISPLAY_LIMIT = OUTPUT_LIMIT // 4 + 512 * 1024
     if settings['memory_limit'] > 0:
         resource.setrlimit(resource.RLIMIT_AS, (settings['memory_limit'], settings['memory_limit']))
     capture(1, 'stdout')
     capture(2, 'stderr')
     # Line by line, so a cell's prints and its subprocesses' output appear in the order they happened.
     sys.stdout.reconfigure(line_buffering=True)
-    module = types.ModuleType('__main__')
-    module.__dict__['__builtins__'] = builtins
-    sys.modules['__main__'] = module
-    cells = {}
     number = settings['first_cell']
+    if run is None:
+        module = types.ModuleType('__main__')
+        module.__dict__['__builtins__'] = builtins
+        sys.modules['__main__'] = module
+        cells = {}
+
+        def run(code, count):
+            return run_cell(code, count, module.__dict__, cells)
     for line in requests:
         # The cell's code can write to fd 3 as well: what is not a request is skipped, not a crash.
         try:
@@ -160,7 +258,7 @@ def main():
                 continue
         except ValueError:
             continue
-        display, error = run_cell(request['code'], number, module.__dict__, cells)
+        display, error = run(request['code'], number)
         flush()
         stdout, stdout_bytes = take(1)
         stderr, stderr_bytes = take(2)
