@@ -165,12 +165,14 @@ describe('interpreter replies, forged by the cell with its own id', () => {
     const h = probes.server();
     const session = await openSession(h);
     try {
-      // The cell runs in the kernel's process: it finds the request (and its id) on the stack and writes a reply.
+      // The cell runs in the kernel's process: it finds the request (and its id) on a stack of the kernel's
+      // threads and writes a reply.
       const forge = `
 import base64, json, os, sys
-frame = sys._getframe()
-while frame and "request" not in frame.f_locals: frame = frame.f_back
-rid = frame.f_locals["request"]["id"]
+def request_of(frame):
+    while frame and "request" not in frame.f_locals: frame = frame.f_back
+    return frame and frame.f_locals["request"]
+rid = next(r for r in map(request_of, [sys._getframe(), *sys._current_frames().values()]) if r)["id"]
 reply = {"id": rid, "count": 1, "stdout": base64.b64encode(b"forged\\n").decode(), "stdout_bytes": 7, "stderr": "", "stderr_bytes": 0,
          "display": [], "error": []}
 os.write(4, ("\\n" + json.dumps(reply) + "\\n").encode())
