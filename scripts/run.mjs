@@ -30,7 +30,7 @@ const USAGE = `usage: node scripts/run.mjs <command>
                 see docs/languages.md)
   start         setup, then run \`fusebox serve\` (npm start)
   test          setup, then format, lint, boundaries, typecheck, unit/integration tests and browser tests (npm test)
-  demo [args]   run \`fusebox demo\` against a running server (npm run demo)
+  demo [args]   run the demo client (apps/demo) against a running server (npm run demo)
   db-migrate    apply pending database migrations (npm run db:migrate)
   db-generate   generate the Prisma client from prisma/schema.prisma`;
 
@@ -167,14 +167,15 @@ function setup({ forTests, languages }) {
 
 /** Runs the fusebox CLI as a child, passing signals on so Ctrl-C and SIGTERM stop it and its children cleanly. */
 function fusebox(args) {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@fusebox/source', '--import', 'tsx', join(root, 'apps', 'api', 'src', 'cli.ts'), ...args],
-    {
-      cwd: process.cwd(),
-      stdio: 'inherit',
-    },
-  );
+  runTypeScript(join(root, 'apps', 'api', 'src', 'cli.ts'), args);
+}
+
+/** Runs a TypeScript entry point of the workspace (the CLI, the demo) as a child, passing signals on. */
+function runTypeScript(entry, args) {
+  const child = spawn(process.execPath, ['--conditions=@fusebox/source', '--import', 'tsx', entry, ...args], {
+    cwd: process.cwd(),
+    stdio: 'inherit',
+  });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.on(signal, () => child.kill(signal));
   }
@@ -278,7 +279,7 @@ switch (command) {
   case 'demo':
     ensureNpmPackages();
     generatePrismaClient();
-    fusebox(['demo', ...rest]);
+    runTypeScript(join(root, 'apps', 'demo', 'src', 'main.ts'), rest);
     break;
   case 'db-migrate':
     ensureNpmPackages();

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { runCli, startServer } from '@fusebox/api/testing';
+import { startServer } from '@fusebox/api/testing';
+import { runDemoCli } from '@fusebox/demo/testing';
 import { createPostgresTestDatabase } from '@fusebox/db/testing';
 import {
   type BaseTool,
@@ -90,9 +91,9 @@ interface DemoReport {
 
 async function demoRow(url: string, databaseUrl: string, dir: string): Promise<string> {
   const demo = (episodes: number, name: string) =>
-    runCli(
+    runDemoCli(
       [
-        ...['demo', '--api-url', url, '--episodes', String(episodes), '--steps', '1'],
+        ...['--api-url', url, '--episodes', String(episodes), '--steps', '1'],
         ...[
           '--concurrency',
           String(CONCURRENCY),

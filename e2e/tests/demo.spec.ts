@@ -4,7 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { FUSEBOX_BIN, type RunningServer, startServer } from '@fusebox/api/testing';
+import { type RunningServer, startServer } from '@fusebox/api/testing';
+import { DEMO_COMMAND } from '@fusebox/demo/testing';
 import { saveScreenshot } from '../screenshots';
 
 // The demo fills a database with executions, sessions and rollouts, which the other specs expect to find empty;
@@ -68,8 +69,8 @@ test("the overview shows the demo's executions in flight and waiting while it ru
   const demo: ChildProcess = spawn(
     process.execPath,
     [
-      FUSEBOX_BIN,
-      ...['demo', '--api-url', server.url, '--dashboard-url', dashboard, '--name', RUN],
+      ...DEMO_COMMAND,
+      ...['--api-url', server.url, '--dashboard-url', dashboard, '--name', RUN],
       ...['--episodes', '24', '--steps', '2', '--concurrency', '16', '--out', join(dir, RUN)],
     ],
     { env: { ...process.env, ...databaseEnv }, stdio: ['ignore', 'pipe', 'pipe'] },

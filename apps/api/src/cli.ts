@@ -6,7 +6,6 @@ import { corpusImportCommand } from './commands/corpus-import';
 import { dbExportCommand } from './commands/db-export';
 import { dbImportCommand } from './commands/db-import';
 import { dbMigrateCommand } from './commands/db-migrate';
-import { demoCommand } from './commands/demo';
 import { rolloutsImportCommand } from './commands/rollouts-import';
 import { serveCommand } from './commands/serve';
 import { tasksImportCommand } from './commands/tasks-import';
@@ -21,7 +20,6 @@ const COMMANDS: Command[] = [
   rolloutsImportCommand,
   tasksImportCommand,
   corpusImportCommand,
-  demoCommand,
 ];
 
 function usage(): string {

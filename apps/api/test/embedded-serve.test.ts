@@ -109,25 +109,6 @@ describe('fusebox serve with no database server', () => {
     expect(missing.stderr).toContain(`cannot read ${join(cwd, 'nowhere')}: no such directory`);
   });
 
-  it('runs the demo against it, importing and reading through it', async () => {
-    const out = join(cwd, 'demo-dumps');
-    const demo = await cli([
-      'demo',
-      '--api-url',
-      server.url,
-      '--episodes',
-      '2',
-      '--steps',
-      '1',
-      '--out',
-      out,
-    ]);
-    expect(demo.stderr).not.toContain('unexpected error');
-    expect(demo.code).toBe(0);
-    expect(demo.stdout).toContain('2 samples imported into run "demo-dumps"');
-    expect(demo.stdout).toMatch(/server: \d+ executions recorded during the demo/);
-  });
-
   it('refuses, naming the server, what needs the data directory to itself', async () => {
     const migrate = await cli(['db', 'migrate']);
     expect(migrate.code).toBe(1);

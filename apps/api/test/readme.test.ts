@@ -24,14 +24,16 @@ import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createPostgresTestDatabase, type PostgresTestDatabase } from '@fusebox/db/testing';
 import { CodeInterpreterTool, loadToolsFromYaml } from '@fusebox/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { envSchema, readEnv } from '../src/env';
-import { FUSEBOX_BIN, type RunningServer, runCli, startServer } from './serve-process';
+import { FUSEBOX_BIN, type RunningServer, runCli, runNode, startServer } from './serve-process';
 
 const ROOT = new URL('../../../', import.meta.url);
+const DEMO_ENTRY = new URL('apps/demo/src/main.ts', ROOT);
 const README = new URL('README.md', ROOT);
 
 interface Block {
@@ -170,15 +172,16 @@ const COMMANDS: CommandCheck[] = [
     },
   },
   {
-    // `npm run demo` is `fusebox demo` (after making sure the npm packages are installed), run here small.
+    // `npm run demo` runs apps/demo's entry (after making sure the npm packages are installed), run here small.
+    // It is spawned by path: the demo's own tests depend on this app, so this app's tests cannot depend on it.
     pattern: /^npm run demo(?: -- (.*))?$/,
     async run(context, match) {
       expect(await packageScript('demo')).toBe('node scripts/run.mjs demo');
       const args = match[1]?.split(/\s+/) ?? [];
       const out = join(context.dir, `demo-${Date.now()}`);
-      const demo = await runCli(
+      const demo = await runNode(
         [
-          'demo',
+          ...['--conditions=@fusebox/source', '--import', 'tsx', fileURLToPath(DEMO_ENTRY)],
           ...args,
           ...['--api-url', context.server.url, '--dashboard-url', context.dashboardUrl],
           ...['--episodes', '4', '--steps', '1', '--out', out],

@@ -78,13 +78,22 @@ export async function startServer(
 }
 
 /** Runs `fusebox …` to completion and returns its exit code and output. */
-export async function runCli(
+export function runCli(
   args: string[],
   env: Record<string, string> = {},
   options: ProcessOptions = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+  return runNode([FUSEBOX_BIN, ...args], env, options);
+}
+
+/** Runs `node …argv` to completion (a workspace's TypeScript entry, say) and returns its exit code and output. */
+export async function runNode(
+  argv: string[],
+  env: Record<string, string> = {},
+  options: ProcessOptions = {},
+): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   const started = Date.now();
-  const child = spawn(process.execPath, [FUSEBOX_BIN, ...args], {
+  const child = spawn(process.execPath, argv, {
     ...options,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

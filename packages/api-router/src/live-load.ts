@@ -16,5 +16,8 @@ export interface LiveLoad {
   limiterError: string | null;
 }
 
+/** The lock table is locked while it is read, so it is sampled at most once a second however many watch. */
+export const SAMPLE_INTERVAL_MS = 1_000;
+
 /** Name of the local executor's row; its executions have no limiter key. */
 export const EXECUTOR_KEY = 'executor';

@@ -3,7 +3,7 @@ import type { Database } from '@fusebox/db/database';
 import type { ServerRecord } from '@fusebox/db/server-record';
 import { consoleDatabaseLog, openDatabase } from '../database';
 import { readEnv } from '../env';
-import { holdingServer } from '../local-import/holding-server';
+import { holdingServer } from '@fusebox/local-import';
 
 /**
  * Opens the database the environment names for a command that needs it to itself (migrate, export, import),

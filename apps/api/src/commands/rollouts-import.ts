@@ -1,7 +1,6 @@
 import { databaseTarget } from '../database';
 import { readEnv } from '../env';
-import { openImporter } from '../local-import/open-importer';
-import { ServerImportError } from '../local-import/server-import-error';
+import { ServerImportError, openImporter } from '@fusebox/local-import';
 import {
   DEFAULT_IMPORT_JOBS,
   type ImportProblem,

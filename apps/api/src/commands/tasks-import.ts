@@ -1,7 +1,6 @@
 import { databaseTarget } from '../database';
 import { readEnv } from '../env';
-import { openImporter } from '../local-import/open-importer';
-import { ServerImportError } from '../local-import/server-import-error';
+import { ServerImportError, openImporter } from '@fusebox/local-import';
 import { TASK_FORMATS, type TaskFormat } from '@fusebox/tasks';
 import { type Command, UsageError } from './command';
 import { progressBar } from './rollouts-progress';

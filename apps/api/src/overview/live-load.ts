@@ -1,10 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { listLimiters } from '@fusebox/rate-limiter/pg';
-import { EXECUTOR_KEY, type KeyLoad, type LiveLoad } from '@fusebox/api-router';
+import { EXECUTOR_KEY, type KeyLoad, type LiveLoad, SAMPLE_INTERVAL_MS } from '@fusebox/api-router';
 import type { Services } from '../services';
-
-/** The lock table is locked while it is read, so it is sampled at most once a second however many watch. */
-export const SAMPLE_INTERVAL_MS = 1_000;
 
 /**
  * Reads the load now: every limiter key's cluster-wide permits (on Postgres), or this process's own gate (embedded,

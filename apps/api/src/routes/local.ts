@@ -13,7 +13,7 @@ import {
   type TasksImportEvent,
   rolloutsImportRequestSchema,
   tasksImportRequestSchema,
-} from '../local-import/import-protocol';
+} from '@fusebox/local-import';
 import { importDump } from '@fusebox/rollouts';
 import { importTasks } from '@fusebox/tasks';
 

@@ -2,7 +2,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import type { DatabaseTarget } from '@fusebox/db/database';
 import { z } from 'zod';
-import { databaseTarget } from '../database';
+import { demoDatabaseTarget } from './demo-env';
 import { TASK_FAMILIES, type TaskFamily } from './demo-tally';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });
@@ -109,7 +109,7 @@ export function resolveDemoSettings(
     apiUrl,
     dashboardUrl: (flags['dashboard-url'] ?? `http://127.0.0.1:${env.DASHBOARD_PORT}`).replace(/\/+$/, ''),
     token: flags.token ?? env.FUSEBOX_API_TOKEN,
-    database: databaseTarget(env),
+    database: demoDatabaseTarget(env),
     limiterKey: env.FUSEBOX_LIMITER_KEY,
     episodes: flags.episodes,
     steps: flags.steps,

@@ -6,13 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPostgresTestDatabase, type PostgresTestDatabase } from '@fusebox/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type CodingTask,
-  type Gsm8kProblem,
-  loadCodingTasks,
-  loadGsm8kProblems,
-} from '../src/demo/demo-data';
-import { type RunningServer, runCli, startServer } from './serve-process';
+import { type CodingTask, type Gsm8kProblem, loadCodingTasks, loadGsm8kProblems } from '../src/demo-data';
+import { type RunningServer, startServer } from '@fusebox/api/testing';
+import { runDemoCli } from './demo-process';
 
 interface ChatRequest {
   model: string;
@@ -98,9 +94,8 @@ describe('fusebox demo with a model behind an OpenAI-compatible server', () => {
   });
 
   const demo = (out: string, extra: string[]) =>
-    runCli(
+    runDemoCli(
       [
-        'demo',
         '--api-url',
         api.url,
         '--model-url',

@@ -1,13 +1,8 @@
 import { createSandboxClient } from '@fusebox/sandbox-client';
 import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CODING_TASKS_PATH,
-  type CodingTask,
-  loadCodingTasks,
-  loadGsm8kProblems,
-} from '../src/demo/demo-data';
-import { type RunningServer, runCli, startServer } from './serve-process';
+import { CODING_TASKS_PATH, type CodingTask, loadCodingTasks, loadGsm8kProblems } from '../src/demo-data';
+import { type RunningServer, runCli, startServer } from '@fusebox/api/testing';
 
 /**
  * The demo's shipped problems and tasks, checked in the real sandbox: if a "correct" program printed something

@@ -1,8 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { runBatch, type Trajectory, writeVerlDump } from '@fusebox/tools';
-import type { Importer } from '../local-import/importer';
-import { openImporter } from '../local-import/open-importer';
-import type { RunRef } from '../rollouts/rollout-run';
+import { openImporter, type Importer } from '@fusebox/local-import';
+import type { RunRef } from '@fusebox/rollouts';
 import { CODING_TASKS_PATH, loadCodingTasks, loadGsm8kProblems } from './demo-data';
 import type { DemoSettings } from './demo-options';
 import { demoPolicy } from './demo-policy';

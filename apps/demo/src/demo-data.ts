@@ -5,10 +5,10 @@ import { describeIssues } from '@fusebox/input';
 import { fuseboxTaskSchema } from '@fusebox/tasks';
 
 /** GSM8K-style word problems, each with a program that solves it and one with a plausible mistake. */
-export const GSM8K_PROBLEMS_PATH = fileURLToPath(new URL('../../demo/gsm8k.jsonl', import.meta.url));
+export const GSM8K_PROBLEMS_PATH = fileURLToPath(new URL('../data/gsm8k.jsonl', import.meta.url));
 
 /** Coding tasks in Fusebox's task format (instance_hash 9100000000000000001…), imported before the demo runs. */
-export const CODING_TASKS_PATH = fileURLToPath(new URL('../../demo/coding-tasks.jsonl', import.meta.url));
+export const CODING_TASKS_PATH = fileURLToPath(new URL('../data/coding-tasks.jsonl', import.meta.url));
 
 const answer = z.string().regex(/^-?\d+$/, 'expected an integer, as GSM8K answers are');
 

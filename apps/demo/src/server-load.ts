@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import type { KeyLoad } from '@fusebox/api-router';
-import { SAMPLE_INTERVAL_MS } from '../overview/live-load';
+import { type KeyLoad, SAMPLE_INTERVAL_MS } from '@fusebox/api-router';
 import type { FuseboxApi } from './fusebox-api';
 
 const keyLoadSchema = z.object({

@@ -7,8 +7,9 @@ import { connectPostgres } from '@fusebox/db/sql-client';
 import { createPostgresTestDatabase, type PostgresTestDatabase } from '@fusebox/db/testing';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCodingTasks } from '../src/demo/demo-data';
-import { FUSEBOX_BIN, type RunningServer, runCli, startServer } from './serve-process';
+import { loadCodingTasks } from '../src/demo-data';
+import { type RunningServer, startServer } from '@fusebox/api/testing';
+import { DEMO_COMMAND, runDemoCli } from './demo-process';
 
 /** The server's global limit: small, so the demo's episodes must queue for permits. */
 const LIMIT = 3;
@@ -47,7 +48,7 @@ describe('fusebox demo against a real server', () => {
   let client: pg.Client;
   let dir: string;
   let out: string;
-  let demo: Awaited<ReturnType<typeof runCli>>;
+  let demo: Awaited<ReturnType<typeof runDemoCli>>;
   let lines: DumpLine[];
 
   beforeAll(async () => {
@@ -61,9 +62,8 @@ describe('fusebox demo against a real server', () => {
     dir = await mkdtemp(join(tmpdir(), 'fusebox-demo-test-'));
     out = join(dir, 'rollouts');
     // Ten episodes a step: each task family plays every scripted case at least once per step.
-    demo = await runCli(
+    demo = await runDemoCli(
       [
-        'demo',
         '--api-url',
         server.url,
         '--token',
@@ -182,7 +182,7 @@ describe('fusebox demo against a real server', () => {
   });
 
   it('refuses to dump into a directory that already holds a run, naming a way out', async () => {
-    const again = await runCli(['demo', '--api-url', server.url, '--token', TOKEN, '--out', out], {
+    const again = await runDemoCli(['--api-url', server.url, '--token', TOKEN, '--out', out], {
       DATABASE_URL: database.url,
     });
     expect(again.code).toBe(1);
@@ -190,14 +190,14 @@ describe('fusebox demo against a real server', () => {
   });
 
   it('says what to do when the token is missing, the server is on another database, or nothing listens', async () => {
-    const noToken = await runCli(['demo', '--api-url', server.url], {
+    const noToken = await runDemoCli(['--api-url', server.url], {
       DATABASE_URL: database.url,
       FUSEBOX_API_TOKEN: '',
     });
     expect(noToken.code).toBe(1);
     expect(noToken.stderr).toContain('wants a bearer token: pass --token or set FUSEBOX_API_TOKEN');
 
-    const otherDatabase = await runCli(['demo', '--api-url', server.url, '--token', TOKEN], {
+    const otherDatabase = await runDemoCli(['--api-url', server.url, '--token', TOKEN], {
       DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/fusebox_elsewhere',
     });
     expect(otherDatabase.code).toBe(1);
@@ -206,23 +206,23 @@ describe('fusebox demo against a real server', () => {
     );
     expect(otherDatabase.stderr).toContain('run it with the same DATABASE_URL as the server');
 
-    const nobody = await runCli(['demo', '--api-url', 'http://127.0.0.1:9'], { DATABASE_URL: database.url });
+    const nobody = await runDemoCli(['--api-url', 'http://127.0.0.1:9'], { DATABASE_URL: database.url });
     expect(nobody.code).toBe(1);
     expect(nobody.stderr).toContain('no Fusebox API answers at http://127.0.0.1:9');
     expect(nobody.stderr).toContain('Start it with `npm start` in another terminal');
   });
 
   it('rejects bad flags with the usage and exit code 2', async () => {
-    const bad = await runCli(['demo', '--episodes', 'many', '--tasks', 'chess', '--api-url', 'ftp://x']);
+    const bad = await runDemoCli(['--episodes', 'many', '--tasks', 'chess', '--api-url', 'ftp://x']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--api-url: expected an http(s) URL');
     expect(bad.stderr).toContain('--episodes: expected a positive integer');
     expect(bad.stderr).toContain('--tasks: expected a list of gsm8k, coding');
-    expect(bad.stderr).toContain('usage: fusebox demo [options]');
-    const lonely = await runCli(['demo', '--model-url', 'http://127.0.0.1:8000/v1']);
+    expect(bad.stderr).toContain('usage: fusebox-demo [options]');
+    const lonely = await runDemoCli(['--model-url', 'http://127.0.0.1:8000/v1']);
     expect(lonely.code).toBe(2);
     expect(lonely.stderr).toContain('--model-url and --model go together');
-    const unknown = await runCli(['demo', '--turbo']);
+    const unknown = await runDemoCli(['--turbo']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("Unknown option '--turbo'");
   });
@@ -232,8 +232,8 @@ describe('fusebox demo against a real server', () => {
     const child = spawn(
       process.execPath,
       [
-        FUSEBOX_BIN,
-        ...['demo', '--api-url', server.url, '--token', TOKEN, '--out', out],
+        ...DEMO_COMMAND,
+        ...['--api-url', server.url, '--token', TOKEN, '--out', out],
         ...['--episodes', '6', '--steps', '50', '--concurrency', '6'],
       ],
       { env: { ...process.env, DATABASE_URL: database.url }, stdio: ['ignore', 'pipe', 'pipe'] },
@@ -251,7 +251,7 @@ describe('fusebox demo against a real server', () => {
     child.kill('SIGINT');
     const [code] = (await exited) as [number | null];
     expect(code).toBe(130);
-    expect(stderr).toContain('fusebox demo: stopped; the steps finished so far are dumped and imported');
+    expect(stderr).toContain('fusebox-demo: stopped; the steps finished so far are dumped and imported');
     const { rows } = await client.query<{ samples: number }>(
       `SELECT count(*)::int AS "samples" FROM "rollout_sample" s JOIN "rollout_run" r ON r."id" = s."run_id"
        WHERE r."name" = 'interrupted' AND s."step" = 1`,
