@@ -1,6 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import {
+  evalResultSchema,
+  getMetricsFunctionRequestSchema,
+  getMetricsFunctionResponseSchema,
+  getMetricsRequestSchema,
+  getMetricsResponseSchema,
+  getPromptByIdRequestSchema,
+  getPromptsRequestSchema,
+  getPromptsResponseSchema,
+  listDatasetsResponseSchema,
+  listIdsResponseSchema,
   pingResponseSchema,
+  promptSchema,
+  submitRequestSchema,
   runCodeRequestSchema,
   runCodeResponseSchema,
   runJupyterRequestSchema,
@@ -88,8 +100,31 @@ const TAGS = {
   sandbox: 'SandboxFusion-compatible execution',
   sandboxSessions: 'Stateful sandbox sessions',
   agent: "verl's swedev agent sessions",
+  datasets: "SandboxFusion's dataset API, over Fusebox's tasks",
   service: 'Service',
 };
+
+const datasetErrors = {
+  400: json('No tasks of that dataset (source); `detail` names the known ones', detailErrorSchema),
+  422: json('An invalid body, in FastAPI/pydantic v2 shape', validationErrorSchema),
+  ...unauthorized,
+};
+
+/** A dataset route: SandboxFusion's request and response, and the refusals. */
+function datasetRoute(summary: string, request: z.ZodType, response: z.ZodType, notFound = false) {
+  return {
+    post: {
+      tags: [TAGS.datasets],
+      summary,
+      requestBody: body(request),
+      responses: {
+        200: json('As SandboxFusion answers', response),
+        ...datasetErrors,
+        ...(notFound ? { 404: json('No problem of that id in the dataset', detailErrorSchema) } : {}),
+      },
+    },
+  };
+}
 
 function buildDocument() {
   return {
@@ -141,6 +176,40 @@ function buildDocument() {
           responses: { 200: json('One entry per language', languagesResponseSchema), ...unauthorized },
         },
       },
+      '/list_datasets': {
+        get: {
+          tags: [TAGS.datasets],
+          summary: 'The datasets: the sources of the imported tasks (builtin, fusebox, autoeval)',
+          responses: { 200: json('Dataset ids', listDatasetsResponseSchema), ...unauthorized },
+        },
+      },
+      '/list_ids': datasetRoute(
+        "A page of a dataset's problem ids",
+        getPromptsRequestSchema,
+        listIdsResponseSchema,
+      ),
+      '/get_prompts': datasetRoute(
+        "A page of a dataset's prompts",
+        getPromptsRequestSchema,
+        getPromptsResponseSchema,
+      ),
+      '/get_prompt_by_id': datasetRoute('One prompt', getPromptByIdRequestSchema, promptSchema, true),
+      '/submit': datasetRoute(
+        "Judges a completion: its code (the fenced block in the task's language) runs against the task's tests in the sandbox, each under a global permit, recorded as executions",
+        submitRequestSchema,
+        evalResultSchema,
+        true,
+      ),
+      '/get_metrics': datasetRoute(
+        'Aggregate metrics: `{}`, as SandboxFusion answers for a dataset without them',
+        getMetricsRequestSchema,
+        getMetricsResponseSchema,
+      ),
+      '/get_metrics_function': datasetRoute(
+        'The metric function: `{"function": null}`, as SandboxFusion answers for a dataset without one',
+        getMetricsFunctionRequestSchema,
+        getMetricsFunctionResponseSchema,
+      ),
       '/run_code': {
         post: {
           tags: [TAGS.sandbox],

@@ -18,7 +18,9 @@ export {
   TaskNotFoundError,
   isSessionApiError,
 } from './errors';
+export { extractCode } from './extract-code';
 export { type TestOutcome, rewardDetailSchema } from './reward-detail';
+export { type TestRun, runTests } from './run-tests';
 export { sidSchema } from './session-id';
 export {
   computeRewardResponseSchema,

@@ -17,6 +17,8 @@ export interface TestRun {
   outcomes: TestOutcome[];
   counts: TestCounts;
   rows: ExecutionRow[];
+  /** What the sandbox answered for each test, in the order of `outcomes`. */
+  responses: RunCodeResponse[];
 }
 
 /**
@@ -57,6 +59,7 @@ export async function runTests(
       p2pTotal: task.passToPass.length,
     },
     rows: runs.map(({ row }) => row),
+    responses: runs.map(({ response }) => response),
   };
 }
 
@@ -80,15 +83,17 @@ async function runProgramTest(sandbox: SessionSandbox, task: StoredTask, solutio
     return {
       outcome: outcome(task, test, response, test.kind === 'io' ? test.expectedStdout : undefined),
       row,
+      response,
     };
   const stdout = response.run_result?.stdout ?? '';
-  const ran = outcome(task, test, {
+  const unmarked = {
     ...response,
     run_result: response.run_result && {
       ...response.run_result,
       stdout: withoutMarker(stdout, marked.marker),
     },
-  });
+  };
+  const ran = outcome(task, test, unmarked);
   // Exit 0 without the marker: the process ended before the test's own code did.
   return {
     outcome:
@@ -101,6 +106,7 @@ async function runProgramTest(sandbox: SessionSandbox, task: StoredTask, solutio
           }
         : ran,
     row,
+    response: unmarked,
   };
 }
 
@@ -122,6 +128,7 @@ async function runTrustedTest(
           ? { ...ran, passed: false, status: 'sandbox_error', detail: 'the test runner gave no verdict' }
           : { ...ran, passed: false },
       row,
+      response,
     };
   }
   return {
@@ -133,6 +140,7 @@ async function runTrustedTest(
       detail: truncateToolResponse(verdict.detail, DETAIL_CHARS, 'right').text,
     },
     row,
+    response,
   };
 }
 

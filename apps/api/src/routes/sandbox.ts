@@ -4,6 +4,8 @@ import type { PrismaClient } from '@fusebox/db/client';
 import type { ExecutionGate } from '../execution-gate';
 import type { CodeRunner } from '../upstream-sandbox';
 import { ExecutionRecorder } from '../execution-recorder';
+import { gatedSessionSandbox } from '../gated-session-sandbox';
+import { registerDatasetRoutes } from './datasets';
 import { registerRunRoutes } from './sandbox-run';
 import { registerSessionRoutes } from './sandbox-sessions';
 import { describeUnsupportedMediaType } from '../input/json-content-type';
@@ -54,6 +56,10 @@ export async function registerSandboxRoutes(
     });
     registerRunRoutes(scope, options.runner, recorder, options.gate, limits);
     registerSessionRoutes(scope, options.executor, recorder, options.gate, limits);
+    registerDatasetRoutes(scope, {
+      prisma: options.prisma,
+      sandbox: gatedSessionSandbox(options.executor, options.gate),
+    });
     done();
   });
 }

@@ -1,0 +1,175 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { extractCode, runTests, type SessionSandbox } from '@fusebox/agent-sessions';
+import type { PrismaClient } from '@fusebox/db/client';
+import {
+  type EvalResult,
+  type ProblemId,
+  type Prompt,
+  getMetricsFunctionRequestSchema,
+  getMetricsRequestSchema,
+  getPromptByIdRequestSchema,
+  getPromptsRequestSchema,
+  submitRequestSchema,
+} from '@fusebox/sandbox-client/protocol';
+import { storedTask, storedTaskSelect } from '@fusebox/tasks';
+import { z } from 'zod';
+import { parseBody, sendJson } from './sandbox-http';
+
+/**
+ * SandboxFusion's dataset API over Fusebox's tasks, in its request and response shapes: a dataset is the tasks
+ * of one `source` (`fusebox tasks import` sets it: autoeval, fusebox, builtin), a problem's id is the task's
+ * name (a number when it is one, as SandboxFusion's ids are). `/submit` extracts the completion's code, runs the
+ * task's tests in the sandbox, each under a global permit, records those executions and answers an EvalResult.
+ * `/get_metrics` and `/get_metrics_function` answer what SandboxFusion answers for a dataset without metrics.
+ */
+export function registerDatasetRoutes(
+  scope: FastifyInstance,
+  options: { prisma: PrismaClient; sandbox: SessionSandbox },
+): void {
+  const { prisma, sandbox } = options;
+  const tasks = new DatasetTasks(prisma);
+
+  scope.get('/list_datasets', async (_request, reply) => sendJson(reply, 200, await tasks.datasets()));
+
+  scope.post('/list_ids', async (request, reply) => {
+    const body = parseBody(reply, getPromptsRequestSchema, request.body, []);
+    if (body === undefined || !(await tasks.known(reply, body.dataset))) return reply;
+    const page = await tasks.page(body.dataset, body.offset, body.limit);
+    return sendJson(
+      reply,
+      200,
+      page.map((task) => problemId(task.name)),
+    );
+  });
+
+  scope.post('/get_prompts', async (request, reply) => {
+    const body = parseBody(reply, getPromptsRequestSchema, request.body, []);
+    if (body === undefined || !(await tasks.known(reply, body.dataset))) return reply;
+    const page = await tasks.page(body.dataset, body.offset, body.limit);
+    return sendJson(reply, 200, page.map(prompt));
+  });
+
+  scope.post('/get_prompt_by_id', async (request, reply) => {
+    const body = parseBody(reply, getPromptByIdRequestSchema, request.body, []);
+    if (body === undefined) return reply;
+    const task = await tasks.problem(reply, body.dataset, body.id);
+    return task === undefined ? reply : sendJson(reply, 200, prompt(task));
+  });
+
+  scope.post('/submit', async (request, reply) => {
+    const body = parseBody(reply, submitRequestSchema, request.body, []);
+    if (body === undefined) return reply;
+    const row = await tasks.problem(reply, body.dataset, body.id);
+    if (row === undefined) return reply;
+    const task = storedTask(row);
+    const code = extractCode(body.completion, task.language);
+    // Judged as one program, whatever the task's session mode: a completion is a whole solution.
+    const run = await runTests(sandbox, { ...task, sessionMode: 'fresh' }, [{ code, status: 'ok' }]);
+    await prisma.execution.createMany({
+      data: run.rows.map((execution) => ({ ...execution, source: 'dataset_submit' })),
+    });
+    const result: EvalResult = {
+      id: body.id,
+      accepted: run.outcomes.length > 0 && run.outcomes.every((outcome) => outcome.passed),
+      extracted_code: code,
+      full_code: null,
+      test_code: null,
+      tests: run.outcomes.map((outcome, index) => ({
+        passed: outcome.passed,
+        exec_info: run.responses[index] as EvalResult['tests'][number]['exec_info'],
+        // The run that judged it (for a Python assert test, Fusebox's trusted runner, whose signed verdict line
+        // is on its stdout) and the verdict: passed, its category and why.
+        test_info: { name: outcome.name, status: outcome.status, detail: outcome.detail },
+      })),
+      extracted_type: null,
+      extra: null,
+    };
+    return sendJson(reply, 200, result);
+  });
+
+  scope.post('/get_metrics', async (request, reply) => {
+    const body = parseBody(reply, getMetricsRequestSchema, request.body, []);
+    if (body === undefined || !(await tasks.known(reply, body.dataset))) return reply;
+    return sendJson(reply, 200, {});
+  });
+
+  scope.post('/get_metrics_function', async (request, reply) => {
+    const body = parseBody(reply, getMetricsFunctionRequestSchema, request.body, []);
+    if (body === undefined || !(await tasks.known(reply, body.dataset))) return reply;
+    return sendJson(reply, 200, { function: null });
+  });
+}
+
+const problemSelect = { ...storedTaskSelect, prompt: true } as const;
+type ProblemRow = Awaited<ReturnType<DatasetTasks['page']>>[number];
+
+/** The tasks table read as SandboxFusion's datasets. */
+class DatasetTasks {
+  readonly #prisma: PrismaClient;
+
+  constructor(prisma: PrismaClient) {
+    this.#prisma = prisma;
+  }
+
+  async datasets(): Promise<string[]> {
+    const sources = await this.#prisma.task.findMany({
+      distinct: ['source'],
+      select: { source: true },
+      orderBy: { source: 'asc' },
+    });
+    return sources.map(({ source }) => source);
+  }
+
+  /** Whether `dataset` has tasks; if not, answers 400 naming the known ones, as SandboxFusion answers 400. */
+  async known(reply: FastifyReply, dataset: string): Promise<boolean> {
+    if ((await this.#prisma.task.count({ where: { source: dataset }, take: 1 })) > 0) return true;
+    const known = await this.datasets();
+    sendJson(reply, 400, {
+      detail: `no dataset ${JSON.stringify(dataset)}: the datasets are the sources of the imported tasks (${known.join(', ') || 'none yet: import some with `fusebox tasks import FILE`'})`,
+    });
+    return false;
+  }
+
+  page(dataset: string, offset: number, limit: number) {
+    return this.#prisma.task.findMany({
+      where: { source: dataset },
+      select: problemSelect,
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      skip: Math.max(offset, 0),
+      take: Math.max(limit, 0),
+    });
+  }
+
+  /** The task of one problem; answers 400 for an unknown dataset and 404 for an unknown id. */
+  async problem(reply: FastifyReply, dataset: string, id: ProblemId): Promise<ProblemRow | undefined> {
+    if (!(await this.known(reply, dataset))) return undefined;
+    const task = await this.#prisma.task.findFirst({
+      where: { source: dataset, name: String(id) },
+      select: problemSelect,
+    });
+    if (task === null) {
+      sendJson(reply, 404, {
+        detail: `no problem ${JSON.stringify(id)} in dataset ${JSON.stringify(dataset)}`,
+      });
+      return undefined;
+    }
+    return task;
+  }
+}
+
+/** SandboxFusion's ids are numbers where the dataset's are (MBPP's 11), else strings (HumanEval/0). */
+function problemId(name: string): ProblemId {
+  return /^(0|[1-9]\d{0,14})$/.test(name) ? Number(name) : name;
+}
+
+const extraSchema = z.object({ extra: z.record(z.string(), z.unknown()).default({}) }).loose();
+
+function prompt(task: ProblemRow): Prompt {
+  const { extra } = extraSchema.parse(task.metadata ?? {});
+  const labels = z.record(z.string(), z.unknown()).safeParse(extra.labels);
+  return {
+    id: problemId(task.name),
+    prompt: task.prompt,
+    labels: labels.success ? labels.data : { language: task.language },
+  };
+}
