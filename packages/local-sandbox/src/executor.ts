@@ -44,6 +44,8 @@ export interface ExecutorStats {
   warmSandboxes: number;
   /** Python zygotes ready to fork a run (see `pythonZygote`). */
   idleZygotes: number;
+  /** Runs forked from a zygote since the executor started (the others ran cold). */
+  forkedRuns: number;
   sessions: number;
 }
 
@@ -207,6 +209,7 @@ export class Executor {
       waiting: this.#gate.waiting,
       warmSandboxes: this.#codePool.warm + this.#interpreterPool.warm,
       idleZygotes: this.#zygotes?.idle ?? 0,
+      forkedRuns: this.#zygotes?.lent ?? 0,
       sessions: this.sessions.size,
     };
   }

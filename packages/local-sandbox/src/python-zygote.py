@@ -10,14 +10,16 @@
 #                      reused: runs of one slot never overlap, and every process of a run is dead before the next)
 #                      └─ fork ──> init (pid 1 of the run): a fresh size-capped tmpfs on /tmp (which holds the
 #                                  working directory and /dev/shm), the staged files copied in, a fresh /proc
-#                                  covered as bubblewrap covered the zygote's; then it reaps, and ends the run
+#                                  covered as bubblewrap covered the zygote's (its own /proc/1 entries too); then
+#                                  it reaps, and ends the run
 #                                  (and so every process of it) when the program's main process ends
 #                                  └─ fork ──> the program: a new session, a user namespace of its own in which
 #                                              it is uid 65534, no capabilities, rlimits, no_new_privs, the
 #                                              sandboxes' seccomp filter, reseeded random sources; then the
 #                                              code runs as `python3 file.py` would run it.
 #
-# argv[1], JSON: {"modules": [...], "fileSizeBytes": n, "diskBytes": n, "maxProcesses": n or null,
+# Its source is read from fd 20 (see python-zygotes.ts), so its argv stays short: every process a run forks
+# carries that argv. argv[1], JSON: {"modules": [...], "fileSizeBytes": n, "diskBytes": n, "maxProcesses": n or null,
 #                 "stdio": {"stdin": name, "stdout": name, "stderr": name}}; fd 7 holds the seccomp filter (BPF).
 # fd 3, one JSON line per job: {"source": absolute path of the staged program, "memoryLimitBytes": n or null}.
 # fd 4: "ready" when a job may be staged, then per job "run <t>" and "ran <status> <t>" (status as a shell
@@ -36,7 +38,7 @@ CLONE_NEWUSER, CLONE_NEWPID = 0x10000000, 0x20000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 0x4000, 1 << 18
 MNT_DETACH = 2
-PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 4, 24, 38, 22
+PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 24, 38, 22
 PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 SECCOMP_MODE_FILTER = 2
 SECCOMP_FD = 7
@@ -153,8 +155,6 @@ def prepare_run_root(config, workdir, covers):
 def drop_privileges(config, job, seccomp_filter):
     """In the program's process, last before its code: everything the zygote could do, it can no longer."""
     os.setsid()
-    # It was forked from its non-dumpable init: a program is an ordinary process, which may write its own maps.
-    check(libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), 'dumpable')
     check(libc.unshare(CLONE_NEWUSER), 'unshare(CLONE_NEWUSER)')
     for name, content in (('setgroups', 'deny'), ('uid_map', f'{SANDBOX_ID} 0 1'),
                           ('gid_map', f'{SANDBOX_ID} 0 1')):
@@ -185,8 +185,8 @@ def exit_status(wait_status):
 
 def run_init(config, job, workdir, covers, seccomp_filter):
     """Pid 1 of the run: sets its root up, forks the program, reaps, and ends the run when the program ends."""
-    # Nothing in the run may read this process's memory or descriptors (its /proc entries belong to root then).
-    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    # Like a cold sandbox's driver, it is the program's uid: its memory and descriptors are closed to the program
+    # by the covers over /proc/1 (as bubblewrap covered the zygote's) and the seccomp filter (ptrace, process_vm_*).
     prepare_run_root(config, workdir, covers)
     program = os.fork()
     if program == 0:

@@ -1,10 +1,17 @@
-import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { Sandbox } from './sandbox';
 import type { SandboxLauncher } from './sandbox-launcher';
 import { RUN_STDIO } from './step-driver';
 
-/** The zygote's Python source (see python-zygote.py); it runs with Debian's `/usr/bin/python3 -c`. */
-const ZYGOTE_SOURCE = readFileSync(new URL('./python-zygote.py', import.meta.url), 'utf8');
+/** The zygote's Python source (see python-zygote.py), opened for it on {@link SOURCE_FD}. */
+const ZYGOTE_SOURCE = fileURLToPath(new URL('./python-zygote.py', import.meta.url));
+/** Above the fds bubblewrap reads its set-up from (7 on; the zygote closes every fd from 7 once started). */
+const SOURCE_FD = 20;
+/**
+ * Debian's `/usr/bin/python3 -c` reading the zygote from its fd: not passed in argv, which every process a run
+ * forks would carry (tools that list processes, such as `ps`, would have kilobytes per process to read).
+ */
+const BOOTSTRAP = `import os; exec(compile(os.read(${SOURCE_FD}, 1 << 22), "python-zygote.py", "exec"))`;
 /** After a failed start, wait this long before starting another zygote (runs take the cold path meanwhile). */
 const RETRY_AFTER_FAILURE_MS = 1_000;
 
@@ -46,6 +53,7 @@ export class PythonZygotes {
   readonly #onError: (error: unknown) => void;
   /** Zygotes starting, lent out, or finishing a run: with the idle ones, never more than `size`. */
   #busy = 0;
+  #lent = 0;
   #closed = false;
   #pausedUntil = 0;
 
@@ -68,11 +76,17 @@ export class PythonZygotes {
     return this.#idle.length;
   }
 
+  /** Runs lent a zygote so far (the others went cold). */
+  get lent(): number {
+    return this.#lent;
+  }
+
   /** An idle live zygote, or undefined when there is none (the caller runs the code cold). */
   take(): Zygote | undefined {
     for (let zygote = this.#idle.shift(); zygote; zygote = this.#idle.shift()) {
       if (zygote.sandbox.alive && !this.#expired(zygote)) {
         this.#busy += 1;
+        this.#lent += 1;
         zygote.runs += 1;
         zygote.sandbox.prioritise();
         return zygote;
@@ -120,20 +134,22 @@ export class PythonZygotes {
     while (this.#idle.length + this.#busy < this.#size) {
       this.#busy += 1;
       this.#track(
-        this.#launcher.start(this.#command, { background: true, zygote: true }).then(
-          (sandbox) => {
-            this.#busy -= 1;
-            const zygote = { sandbox, startedAt: performance.now(), runs: 0 };
-            if (this.#closed) this.#dispose(zygote);
-            else this.#idle.push(zygote);
-          },
-          (error: unknown) => {
-            this.#busy -= 1;
-            this.#pausedUntil = Date.now() + RETRY_AFTER_FAILURE_MS;
-            this.#onError(error);
-            setTimeout(() => this.#refill(), RETRY_AFTER_FAILURE_MS).unref();
-          },
-        ),
+        this.#launcher
+          .start(this.#command, { background: true, zygote: { files: { [SOURCE_FD]: ZYGOTE_SOURCE } } })
+          .then(
+            (sandbox) => {
+              this.#busy -= 1;
+              const zygote = { sandbox, startedAt: performance.now(), runs: 0 };
+              if (this.#closed) this.#dispose(zygote);
+              else this.#idle.push(zygote);
+            },
+            (error: unknown) => {
+              this.#busy -= 1;
+              this.#pausedUntil = Date.now() + RETRY_AFTER_FAILURE_MS;
+              this.#onError(error);
+              setTimeout(() => this.#refill(), RETRY_AFTER_FAILURE_MS).unref();
+            },
+          ),
       );
     }
   }
@@ -153,5 +169,5 @@ function zygoteCommand(settings: ZygoteSettings): string[] {
     maxProcesses: settings.maxProcesses ?? null,
     stdio: RUN_STDIO,
   };
-  return ['/usr/bin/python3', '-c', ZYGOTE_SOURCE, JSON.stringify(config)];
+  return ['/usr/bin/python3', '-c', BOOTSTRAP, JSON.stringify(config)];
 }

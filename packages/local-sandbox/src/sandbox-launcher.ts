@@ -271,15 +271,16 @@ export class SandboxLauncher {
    * {@link BACKGROUND_NICENESS} until {@link Sandbox.prioritise} is called. An `init` command is the sandbox's
    * pid 1 itself (bubblewrap's --as-pid-1): it reaps what the code leaves behind, and nothing inside can signal
    * it, open its memory or its fds, so what it reports on fd 4 cannot be forged by the code it runs. A `zygote`
-   * sandbox runs trusted code only: see {@link zygoteSandboxArgs}.
+   * sandbox runs trusted code only: see {@link zygoteSandboxArgs}; its `files` (fd → host path) are opened
+   * read-only for it.
    */
   async start(
     command: readonly string[],
     {
       background = false,
       init = false,
-      zygote = false,
-    }: { background?: boolean; init?: boolean; zygote?: boolean } = {},
+      zygote,
+    }: { background?: boolean; init?: boolean; zygote?: { files: Record<number, string> } } = {},
   ): Promise<Sandbox> {
     const bwrap = this.options.isolation === 'bwrap';
     if (!this.#spawner.alive) this.#spawner = new Spawner();
@@ -319,7 +320,7 @@ export class SandboxLauncher {
           : ['/usr/bin/env', '-C', inside, ...command],
         env: bwrap ? this.#env : { ...this.#env, HOME: inside, TMPDIR: inside },
         fifos,
-        opens: bwrap ? this.#setupFiles : {},
+        opens: bwrap ? { ...this.#setupFiles, ...zygote?.files } : {},
         ...(hostTmp !== undefined && uid !== undefined
           ? { tmpfs: { path: hostTmp, bytes: this.options.diskBytes, uid } }
           : {}),

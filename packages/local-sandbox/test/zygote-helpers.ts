@@ -2,8 +2,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import type { RunCodeRequestInput } from '@fusebox/sandbox-client/protocol';
 import type { CodeExecution, Executor } from '../src/executor';
 
-/** The first words of python-zygote.py, which every zygote (and every process it forks) carries in its argv. */
-const ZYGOTE_SOURCE_START = '# A Python zygote:';
+/** What every zygote (and every process it forks) carries in its argv: the name it compiles its source as. */
+const ZYGOTE_ARGV_MARK = 'python-zygote.py';
 
 /**
  * Runs Python on the forked path: waits until a zygote is idle first, since with none idle a run goes cold.
@@ -20,7 +20,7 @@ export async function forkedPython(
 /** True when `pid` is a zygote or a process forked from one (a keeper, a run's init, a program). */
 export function isZygoteProcess(pid: string): boolean {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(ZYGOTE_SOURCE_START);
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(ZYGOTE_ARGV_MARK);
   } catch {
     return false;
   }
