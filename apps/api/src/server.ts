@@ -6,6 +6,7 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { type AppRouter, appRouter } from '@fusebox/api-router';
+import { CorpusSearcher } from '@fusebox/retrieval';
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import { isDatabaseUnavailable } from '@fusebox/db/database-unavailable';
 import { requireBearerToken } from './auth';
@@ -70,7 +71,9 @@ export async function buildServer(services: Services, options: ServerOptions = {
 
   registerHealthRoutes(app, services);
   registerOpenApiRoute(app);
-  await registerRetrieveRoutes(app, services);
+  // One for /retrieve and search sessions alike, so each corpus's index is built once per process.
+  const searcher = new CorpusSearcher(services.prisma);
+  await registerRetrieveRoutes(app, { ...services, searcher });
   if (services.local) registerLocalRoutes(app, { ...services.local, prisma: services.prisma });
   if (services.executor) {
     const gate = services.gate ?? localExecutionGate(services.env);
@@ -82,7 +85,7 @@ export async function buildServer(services: Services, options: ServerOptions = {
       gate,
       limits: sandboxLimits(services.env),
     });
-    await registerAgentSessionRoutes(app, { ...services, executor: services.executor, gate });
+    await registerAgentSessionRoutes(app, { ...services, executor: services.executor, gate, searcher });
   }
 
   await app.register(async (scope) => {

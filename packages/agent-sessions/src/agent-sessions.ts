@@ -16,6 +16,7 @@ import type { LiveSession } from './live-session';
 import { describeAction } from './observation';
 import { runAction } from './run-action';
 import { runTests } from './run-tests';
+import { type SessionSearch, scoreSearchSession, searchTurn } from './search-session';
 import { stateCells } from './session-cells';
 import { newSessionId } from './session-id';
 import { type StoredAction, storeActions } from './store-action';
@@ -68,6 +69,10 @@ const TASK_CACHE_MS = 5_000;
 const ACT_ATTEMPTS = 2;
 /** Writes that share a statement: a row that fails alone fails only its own request; a sick database fails all. */
 const GROUP_COMMIT = { failsEveryItem: isDatabaseUnavailable };
+/** What search tasks meet on a server that serves no corpora. */
+const NO_SEARCH: SessionSearch = {
+  search: () => Promise.reject(new Error('this server has no search backend')),
+};
 /** Prisma's code for "the record to update was not found". */
 const RECORD_NOT_FOUND = 'P2025';
 
@@ -84,6 +89,7 @@ export class AgentSessions {
   readonly #prisma: PrismaClient;
   readonly #sandbox: SessionSandbox;
   readonly #settings: AgentSessionSettings;
+  readonly #search: SessionSearch | undefined;
   readonly #live = new Map<string, LiveSession>();
   readonly #mutex = new KeyedMutex();
   readonly #expiry: NodeJS.Timeout;
@@ -95,10 +101,17 @@ export class AgentSessions {
   readonly #tasks = new Map<string, { task: Promise<StoredTask | undefined>; at: number }>();
   #starting = 0;
 
-  constructor(prisma: PrismaClient, sandbox: SessionSandbox, settings: AgentSessionSettings) {
+  /** `search` serves search tasks; without it their actions answer that search is unavailable. */
+  constructor(
+    prisma: PrismaClient,
+    sandbox: SessionSandbox,
+    settings: AgentSessionSettings,
+    search?: SessionSearch,
+  ) {
     this.#prisma = prisma;
     this.#sandbox = sandbox;
     this.#settings = settings;
+    this.#search = search;
     this.#inserts = new GroupCommit(async (rows) => {
       // A sid that collided is skipped, not failed, so the rest of the batch is inserted.
       const inserted = await prisma.session.createManyAndReturn({
@@ -176,6 +189,7 @@ export class AgentSessions {
   /** One attempt of `act` on what this process knows of the session; undefined if the action was not stored. */
   async #act(live: LiveSession, content: string): Promise<{ content: string } | undefined> {
     const { task } = live;
+    if (task.search) return this.#searchAct(live, content, task.search);
     const stateful = task.sessionMode === 'stateful';
     const code = extractCode(content, task.language);
     const started = performance.now();
@@ -209,6 +223,31 @@ export class AgentSessions {
       }
     }
     return { content: observation.text };
+  }
+
+  /** A search task's action: its query searched (no code runs), stored like any action before it is answered. */
+  async #searchAct(
+    live: LiveSession,
+    content: string,
+    spec: NonNullable<StoredTask['search']>,
+  ): Promise<{ content: string } | undefined> {
+    const started = performance.now();
+    const turn = await searchTurn(this.#search ?? NO_SEARCH, spec, content);
+    const seq = await this.#actionWrites.submit({
+      sid: live.id,
+      expectedSeq: undefined,
+      content: storable(content),
+      code: storable(turn.query ?? ''),
+      observation: storable(turn.observation),
+      status: turn.status,
+      returnCode: null,
+      durationMs: performance.now() - started,
+      executions: [],
+      stateLost: false,
+    });
+    if (seq === undefined) return undefined;
+    live.actionCount = seq;
+    return { content: turn.observation };
   }
 
   /** Ends a session and frees its interpreter. Idempotent: later calls answer the same summary. */
@@ -280,6 +319,7 @@ export class AgentSessions {
       const live = this.#live.get(sid);
       if (live) this.#closeInterpreter(live);
       const task = storedTask(row.task);
+      if (task.search) return this.#searchReward(sid, task.search);
       const actions = await this.#prisma.action.findMany({
         where: { sessionId: sid },
         orderBy: { seq: 'asc' },
@@ -305,6 +345,23 @@ export class AgentSessions {
         p2p_total: counts.p2pTotal,
       };
     });
+  }
+
+  /** Scores a search session's final answer and stores the reward (no sandbox run: the rule is a comparison). */
+  async #searchReward(sid: string, spec: NonNullable<StoredTask['search']>): Promise<RewardAnswer> {
+    const actions = await this.#prisma.action.findMany({
+      where: { sessionId: sid },
+      orderBy: { seq: 'asc' },
+      select: { content: true },
+    });
+    const { reward, outcome } = scoreSearchSession(spec, actions);
+    const counts = { f2pCount: outcome.passed ? 1 : 0, f2pTotal: 1, p2pCount: 0, p2pTotal: 0 };
+    await this.#prisma.session.update({
+      where: { id: sid },
+      data: { reward, ...counts, rewardAt: new Date(), rewardDetail: [outcome] },
+      select: { id: true },
+    });
+    return { reward, f2p_count: counts.f2pCount, f2p_total: 1, p2p_count: 0, p2p_total: 0 };
   }
 
   /**

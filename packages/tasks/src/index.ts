@@ -12,6 +12,13 @@ export { canonicalInstanceHash, deriveInstanceHash, instanceHashSchema } from '.
 export { languageOfTag } from './language-tags';
 export { TASK_FORMATS, type TaskFormat } from './parse-task-line';
 export { type TestCounts, computeReward } from './reward-rule';
+export {
+  SEARCH_REWARD_RULES,
+  type SearchRewardRule,
+  type SearchSpec,
+  type SearchTask,
+  searchTaskSchema,
+} from './search-task';
 export { type StoredTask, readTask, storedTask, storedTaskSelect } from './stored-task';
 export { SESSION_MODES, type SessionMode, TASK_SOURCES, type TaskSource } from './task-record';
 export { REWARD_RULES, type RewardRule, type TaskMetadata, taskMetadataSchema } from './task-settings';

@@ -2,6 +2,7 @@ import type { PrismaClient } from '@fusebox/db/client';
 import type { Language } from '@fusebox/sandbox-client/protocol';
 import { z } from 'zod';
 import type { SessionMode } from './task-record';
+import type { SearchSpec } from './search-task';
 import { type TaskSettings, taskMetadataSchema } from './task-settings';
 import { type TaskTest, taskTestsSchema } from './task-test';
 
@@ -16,6 +17,8 @@ export interface StoredTask {
   failToPass: string[];
   passToPass: string[];
   settings: TaskSettings;
+  /** Set for a search task: what its answer is scored against, and where it searches. */
+  search: SearchSpec | undefined;
 }
 
 /** The select that reads a {@link StoredTask}; also used nested under a session. */
@@ -51,7 +54,7 @@ export function storedTask(row: StoredTaskRow): StoredTask {
     tests: taskTestsSchema.parse(row.tests),
     failToPass: row.failToPass,
     passToPass: row.passToPass,
-    settings: taskMetadataSchema.parse(row.metadata).settings,
+    ...settingsAndSearch(row.metadata),
   };
 }
 
@@ -59,4 +62,9 @@ export function storedTask(row: StoredTaskRow): StoredTask {
 export async function readTask(prisma: PrismaClient, id: string): Promise<StoredTask | undefined> {
   const row = await prisma.task.findUnique({ where: { id }, select: storedTaskSelect });
   return row ? storedTask(row) : undefined;
+}
+
+function settingsAndSearch(metadata: unknown): { settings: TaskSettings; search: SearchSpec | undefined } {
+  const { settings, search } = taskMetadataSchema.parse(metadata);
+  return { settings, search };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { searchSpecSchema } from './search-task';
 
 /**
  * How a session's reward follows from its test counts: `f2p` (the default, what verl's client computes when
@@ -27,6 +28,8 @@ export type TaskSettings = z.output<typeof taskSettingsSchema>;
 /** `task.metadata`: the settings, plus whatever the source format carried that Fusebox does not use. */
 export const taskMetadataSchema = z.object({
   settings: taskSettingsSchema.default(() => taskSettingsSchema.parse({})),
+  /** Set for a search task (language `search`): its golden answers, corpus and reward rule. */
+  search: searchSpecSchema.optional(),
   extra: z.record(z.string(), z.json()).default(() => ({})),
 });
 

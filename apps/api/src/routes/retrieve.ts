@@ -7,7 +7,7 @@ import {
   CorpusChoiceError,
   type CorpusRef,
   type CorpusSearch,
-  CorpusSearcher,
+  type CorpusSearcher,
   UnknownCorpusError,
   isRetrievalError,
 } from '@fusebox/retrieval';
@@ -74,11 +74,10 @@ class RetrieveRefusal extends Error {
  */
 export async function registerRetrieveRoutes(
   app: FastifyInstance,
-  options: { env: Env; prisma: PrismaClient },
+  options: { env: Env; prisma: PrismaClient; searcher: CorpusSearcher },
 ): Promise<void> {
-  const { env, prisma } = options;
+  const { env, prisma, searcher } = options;
   const limiter = await openRetrieveLimiter(env);
-  const searcher = new CorpusSearcher(prisma);
   const recorder = callRecorder(prisma);
   const schema = retrieveRequestSchema(env);
   app.addHook('onClose', () => limiter.close());

@@ -1,4 +1,6 @@
 import type { PrismaClient } from '@fusebox/db/client';
+import type { CorpusSearcher } from '@fusebox/retrieval';
+import { corpusSessionSearch } from '../corpus-session-search';
 import type { Executor } from '@fusebox/local-sandbox/executor';
 import {
   type FastifyError,
@@ -45,15 +47,26 @@ class UnparsableBody {
  */
 export async function registerAgentSessionRoutes(
   app: FastifyInstance,
-  options: { env: Env; prisma: PrismaClient; executor: Executor; gate: ExecutionGate },
+  options: {
+    env: Env;
+    prisma: PrismaClient;
+    executor: Executor;
+    gate: ExecutionGate;
+    searcher: CorpusSearcher;
+  },
 ): Promise<void> {
   const { env } = options;
-  const sessions = new AgentSessions(options.prisma, gatedSessionSandbox(options.executor, options.gate), {
-    maxSessions: env.FUSEBOX_AGENT_SESSION_MAX,
-    idleTimeoutMs: env.FUSEBOX_AGENT_SESSION_IDLE_TIMEOUT_S * 1000,
-    maxObservationChars: env.FUSEBOX_AGENT_OBSERVATION_MAX_CHARS,
-    onExpiryError: (error) => app.log.error({ err: error }, 'could not expire idle agent sessions'),
-  });
+  const sessions = new AgentSessions(
+    options.prisma,
+    gatedSessionSandbox(options.executor, options.gate),
+    {
+      maxSessions: env.FUSEBOX_AGENT_SESSION_MAX,
+      idleTimeoutMs: env.FUSEBOX_AGENT_SESSION_IDLE_TIMEOUT_S * 1000,
+      maxObservationChars: env.FUSEBOX_AGENT_OBSERVATION_MAX_CHARS,
+      onExpiryError: (error) => app.log.error({ err: error }, 'could not expire idle agent sessions'),
+    },
+    corpusSessionSearch(options.searcher),
+  );
   app.addHook('onClose', () => sessions.close());
   await app.register((scope, _options, done) => {
     scope.removeAllContentTypeParsers();
