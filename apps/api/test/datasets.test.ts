@@ -31,6 +31,31 @@ const AUTOEVAL_ROWS = [
   },
 ];
 
+/** One row of each of SandboxFusion's other dataset tables: HumanEval, MBPP, CommonOJ. */
+const OTHER_ROWS = [
+  {
+    task_id: 'HumanEval/0',
+    prompt: 'def add(a: int, b: int) -> int:\n    """Return a + b."""\n',
+    test: 'def check(candidate):\n    assert candidate(2, 3) == 5\n    assert candidate(-1, 1) == 0\n',
+    entry_point: 'add',
+  },
+  {
+    id: 2,
+    content: 'Write a function to find the shared elements of two lists.',
+    test_list: JSON.stringify(['assert set(shared([1, 2], [2, 3])) == {2}', 'assert shared([], [1]) == []']),
+    labels: { test_setup_code: 'import math' },
+  },
+  {
+    id: 'sum-ab',
+    content: 'Read two integers and print their sum.',
+    labels: { programming_language: 'python' },
+    test: [
+      { input: { stdin: '1 2\n' }, output: { stdout: '3\n' } },
+      { input: { stdin: '-5 5\n' }, output: { stdout: '0\n' } },
+    ],
+  },
+];
+
 describe('the dataset API (SandboxFusion shapes) over Fusebox tasks', () => {
   let database: TestDatabase;
   let opened: Database;
@@ -48,6 +73,9 @@ describe('the dataset API (SandboxFusion shapes) over Fusebox tasks', () => {
     writeFileSync(file, AUTOEVAL_ROWS.map((row) => JSON.stringify(row)).join('\n'));
     const summary = await importTasks(opened.prisma, { path: file });
     expect(summary.rejected).toBe(0);
+    const others = join(dir, 'others.jsonl');
+    writeFileSync(others, OTHER_ROWS.map((row) => JSON.stringify(row)).join('\n'));
+    expect(await importTasks(opened.prisma, { path: others })).toMatchObject({ loaded: 3, rejected: 0 });
     const env = readEnv({ ...database.env, FUSEBOX_EXECUTOR_CONCURRENCY: '2' });
     executor = await createServerExecutor(env);
     app = await buildServer(
@@ -67,7 +95,7 @@ describe('the dataset API (SandboxFusion shapes) over Fusebox tasks', () => {
   });
 
   it('lists datasets, ids and prompts, with SandboxFusion ids and labels', async () => {
-    expect(await client.listDatasets()).toEqual(['autoeval', 'builtin']);
+    expect(await client.listDatasets()).toEqual(['autoeval', 'builtin', 'common_oj', 'humaneval', 'mbpp']);
     expect(await client.listIds({ dataset: 'autoeval', config: {} })).toEqual([11, 'square-cpp']);
     const page = await client.getPrompts({ dataset: 'autoeval', config: {}, offset: 1, limit: 5 });
     expect(page).toEqual([
@@ -121,6 +149,37 @@ describe('the dataset API (SandboxFusion shapes) over Fusebox tasks', () => {
     expect(recorded).toBe(3);
   });
 
+  it('imports HumanEval, MBPP and CommonOJ rows and judges completions as SandboxFusion does', async () => {
+    expect(await client.listIds({ dataset: 'humaneval', config: {} })).toEqual(['HumanEval/0']);
+    const mbppPrompt = await client.getPromptById({ dataset: 'mbpp', config: {}, id: 2 });
+    expect(mbppPrompt.prompt).toMatch(
+      /^You are an expert Python programmer, and here is your task: Write a function/,
+    );
+    expect(mbppPrompt.prompt).toContain('assert shared([], [1]) == []');
+
+    const humaneval = (completion: string) =>
+      client.submit({ dataset: 'humaneval', id: 'HumanEval/0', completion, config: {} });
+    expect((await humaneval('```python\ndef add(a, b):\n    return a + b\n```')).accepted).toBe(true);
+    expect((await humaneval('```python\ndef add(a, b):\n    return a - b\n```')).accepted).toBe(false);
+
+    const mbpp = await client.submit({
+      dataset: 'mbpp',
+      id: 2,
+      completion: '```python\ndef shared(a, b):\n    return [x for x in a if x in b]\n```',
+      config: {},
+    });
+    expect(mbpp.accepted).toBe(true);
+
+    const oj = (completion: string) =>
+      client.submit({ dataset: 'common_oj', id: 'sum-ab', completion, config: {} });
+    const right = await oj('```python\na, b = map(int, input().split())\nprint(a + b)\n```');
+    expect(right.accepted).toBe(true);
+    expect(right.tests.map((test) => test.exec_info.run_result?.stdout)).toEqual(['3\n', '0\n']);
+    const wrong = await oj('```python\na, b = map(int, input().split())\nprint(a * b)\n```');
+    expect(wrong.accepted).toBe(false);
+    expect(wrong.tests.map((test) => test.passed)).toEqual([false, false]);
+  });
+
   it('answers metrics as SandboxFusion does for a dataset without them', async () => {
     expect(await client.getMetrics({ dataset: 'autoeval', config: {}, results: [] })).toEqual({});
     expect(await client.getMetricsFunction({ dataset: 'autoeval', config: {} })).toEqual({ function: null });
@@ -132,9 +191,9 @@ describe('the dataset API (SandboxFusion shapes) over Fusebox tasks', () => {
         status: response.statusCode,
         detail: response.json<{ detail: unknown }>().detail,
       }));
-    const unknownDataset = await post('/get_prompts', { dataset: 'mbpp', config: {} });
+    const unknownDataset = await post('/get_prompts', { dataset: 'code_contests', config: {} });
     expect(unknownDataset.status).toBe(400);
-    expect(unknownDataset.detail).toContain('no dataset "mbpp"');
+    expect(unknownDataset.detail).toContain('no dataset "code_contests"');
     expect(unknownDataset.detail).toContain('autoeval');
     const unknownId = await post('/submit', { dataset: 'autoeval', id: 99, completion: '', config: {} });
     expect(unknownId).toEqual({ status: 404, detail: 'no problem 99 in dataset "autoeval"' });

@@ -3,8 +3,11 @@ import { z } from 'zod';
 import { taskTestsSchema } from './task-test';
 import { taskMetadataSchema } from './task-settings';
 
-/** Where a task came from: the set shipped with Fusebox, Fusebox's own format, or SandboxFusion's AutoEval rows. */
-export const TASK_SOURCES = ['builtin', 'fusebox', 'autoeval'] as const;
+/**
+ * Where a task came from: the set shipped with Fusebox, Fusebox's own format, or one of SandboxFusion's dataset
+ * shapes (AutoEval, HumanEval, MBPP, CommonOJ rows). It is the task's dataset in the dataset API.
+ */
+export const TASK_SOURCES = ['builtin', 'fusebox', 'autoeval', 'humaneval', 'mbpp', 'common_oj'] as const;
 export type TaskSource = (typeof TASK_SOURCES)[number];
 
 /**
@@ -24,10 +27,9 @@ export const taskRecordSchema = z
     name: z.string().min(1),
     source: z.enum(TASK_SOURCES),
     prompt: z.string(),
-    /** `search` for a search task, which runs no code. */
-    language: z.enum([...languageSchema.options, 'search']),
+    language: languageSchema,
     setupFiles: z.record(z.string(), z.string()),
-    tests: taskTestsSchema,
+    tests: taskTestsSchema.min(1, 'a task needs at least one test'),
     failToPass: z.array(z.string()),
     passToPass: z.array(z.string()),
     sessionMode: z.enum(SESSION_MODES),
@@ -36,12 +38,6 @@ export const taskRecordSchema = z
   .superRefine((task, context) => {
     const problem = (path: (string | number)[], message: string) =>
       context.addIssue({ code: 'custom', path, message });
-    if (task.language === 'search') {
-      // Scored on its answer, not by tests.
-      if (!task.metadata.search) problem(['metadata', 'search'], 'a search task needs its golden answers');
-      return;
-    }
-    if (task.tests.length === 0) problem(['tests'], 'a task needs at least one test');
     const names = new Set<string>();
     task.tests.forEach((test, index) => {
       if (names.has(test.name))

@@ -13,7 +13,8 @@ export const tasksImportCommand: Command = {
   summary: 'load agent tasks (what /start_instance instance_hash values name) from a JSONL file',
   args: 'FILE.jsonl',
   help: [
-    '--format F   auto (default: decided per line), fusebox (docs/sessions.md) or autoeval (SandboxFusion rows)',
+    '--format F   auto (default: decided per line), fusebox (docs/sessions.md), or SandboxFusion rows:',
+    '             autoeval, humaneval, mbpp or common_oj (each row is a task of that dataset)',
     'Tasks are created or updated by instance_hash, so importing again is safe. Bad lines are reported as',
     'FILE:LINE and skipped; the exit code is 1 if any line was rejected. Uses DATABASE_URL, or the embedded',
     'database in FUSEBOX_DATA_DIR (through `fusebox serve` when it is running there).',
