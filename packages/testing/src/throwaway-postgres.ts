@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { chown, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
@@ -83,6 +84,16 @@ export async function startThrowawayPostgres(
       // The postmaster last on the way down, so it cannot start replacements for the ones already stopped.
       const pids = await serverProcesses(data);
       for (const pid of signal === 'SIGCONT' ? pids : pids.reverse()) signalProcess(pid, signal);
+      // A new postmaster refuses to start while a killed one's processes still hold its shared memory.
+      if (signal === 'SIGKILL') {
+        while (pids.some((pid) => existsSync(`/proc/${pid}/status`) && !isZombie(pid))) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        // Where nothing reaps the killed postmaster (no init in a container), its zombie keeps its pid alive, and
+        // Postgres would take its lock files for a running server's; a rebooted host would not have them either.
+        await rm(join(data, 'postmaster.pid'), { force: true });
+        await rm(join(dir, `.s.PGSQL.${port}.lock`), { force: true });
+      }
     },
   };
 }
@@ -101,6 +112,14 @@ async function serverProcesses(data: string): Promise<number[]> {
     if (parent === postmaster) children.push(Number(entry));
   }
   return [postmaster, ...children];
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    return /^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return true;
+  }
 }
 
 function signalProcess(pid: number, signal: NodeJS.Signals): void {

@@ -172,9 +172,10 @@ async function answerError(
     error instanceof LimiterUnavailableError ||
     error instanceof LimiterClosedError
   ) {
-    // Shutting down, or the limiter's database does not answer.
+    // Shutting down, or the limiter's database does not answer (which passes: retry).
     status = 503;
     body = { detail: error.message, code: error.code };
+    if (error instanceof LimiterUnavailableError) reply.header('retry-after', String(DATABASE_RETRY_AFTER_S));
   } else {
     // The cause (a database error, a stack) is logged, never answered nor recorded where the dashboard shows it.
     status = 500;
