@@ -1,6 +1,7 @@
 #!/usr/bin/env -S node --conditions=@fusebox/source --import tsx
 import { parseArgs } from 'node:util';
 import { isDatabaseError } from '@fusebox/db/errors';
+import { InvalidEnvironmentError } from '@fusebox/input';
 import { type Command, UsageError } from './commands/command';
 import { corpusImportCommand } from './commands/corpus-import';
 import { dbExportCommand } from './commands/db-export';
@@ -9,7 +10,6 @@ import { dbMigrateCommand } from './commands/db-migrate';
 import { rolloutsImportCommand } from './commands/rollouts-import';
 import { serveCommand } from './commands/serve';
 import { tasksImportCommand } from './commands/tasks-import';
-import { InvalidEnvironmentError } from './env';
 import { VERSION } from './version';
 
 const COMMANDS: Command[] = [

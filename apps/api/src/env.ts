@@ -1,23 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseDatabaseUrl } from '@fusebox/db/database-url';
+import { portSetting as port, readEnvironment } from '@fusebox/input';
 import { DEFAULT_SANDBOX_UID_BASE } from '@fusebox/local-sandbox/executor-options';
-
-/** Thrown when an environment variable is malformed; the CLI prints it and exits 2. */
-export class InvalidEnvironmentError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`invalid environment:\n${problems.map((problem) => `  ${problem}`).join('\n')}`);
-    this.name = 'InvalidEnvironmentError';
-  }
-}
-
-const port = (fallback: number) =>
-  z.coerce
-    .number({ error: 'expected a port number from 0 to 65535' })
-    .int('expected a port number from 0 to 65535')
-    .min(0, 'expected a port number from 0 to 65535')
-    .max(65535, 'expected a port number from 0 to 65535')
-    .default(fallback);
 
 const positiveInt = (fallback: number) =>
   z.coerce
@@ -142,17 +127,5 @@ export type Env = z.infer<typeof envSchema>;
 
 /** Reads and validates the environment; empty strings count as unset, as shells often export them so. */
 export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
-  const present = Object.fromEntries(
-    Object.keys(envSchema.shape)
-      .map((key) => [key, source[key]] as const)
-      .filter(([, value]) => value !== undefined && value !== ''),
-  );
-  const parsed = envSchema.safeParse(present);
-  if (parsed.success) return parsed.data;
-  throw new InvalidEnvironmentError(
-    parsed.error.issues.map((issue) => {
-      const key = String(issue.path[0]);
-      return `${key}=${JSON.stringify(present[key])}: ${issue.message}`;
-    }),
-  );
+  return readEnvironment(envSchema, source);
 }

@@ -5,20 +5,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dumpLine, writeDump } from '@fusebox/testing/rollout-dump';
-import { type RunningServer, runCli, startServer } from './serve-process';
+import { NO_DATABASE_SERVER_ENV, type RunningServer, runCli, startServer } from './serve-process';
 import { BUILTIN, act, fenced, post } from './session-client';
 
-// `npm start` on a machine with nothing else installed: no DATABASE_URL, and no Postgres either (the defaults a
-// Postgres client would fall back to point at a port where nothing listens). The data lives in .fusebox in the
-// working directory.
-const ENV = {
-  DATABASE_URL: '',
-  FUSEBOX_DATA_DIR: '',
-  PGHOST: '127.0.0.1',
-  PGPORT: '9',
-  FUSEBOX_MAX_CONCURRENCY: '3',
-  FUSEBOX_EXECUTOR_CONCURRENCY: '2',
-};
+const ENV = NO_DATABASE_SERVER_ENV;
 /** A first start creates and migrates the embedded database: tens of seconds on a loaded machine. */
 const START_TIMEOUT_MS = 180_000;
 

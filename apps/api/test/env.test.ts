@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidEnvironmentError, readEnv } from '../src/env';
+import { InvalidEnvironmentError } from '@fusebox/input';
+import { readEnv } from '../src/env';
 
 describe('readEnv', () => {
   it('fills every default: no DATABASE_URL means the embedded database in .fusebox', () => {

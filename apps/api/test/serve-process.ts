@@ -4,6 +4,20 @@ import { fileURLToPath } from 'node:url';
 
 export const FUSEBOX_BIN = fileURLToPath(new URL('../bin/fusebox.js', import.meta.url));
 
+/**
+ * `npm start` on a machine with nothing else installed: no DATABASE_URL, and no Postgres either (the defaults a
+ * Postgres client would fall back to point at a port where nothing listens). The data lives in .fusebox in the
+ * working directory. A small global limit and executor, for a loaded test machine.
+ */
+export const NO_DATABASE_SERVER_ENV = {
+  DATABASE_URL: '',
+  FUSEBOX_DATA_DIR: '',
+  PGHOST: '127.0.0.1',
+  PGPORT: '9',
+  FUSEBOX_MAX_CONCURRENCY: '3',
+  FUSEBOX_EXECUTOR_CONCURRENCY: '2',
+};
+
 export interface RunningServer {
   /** The API's base URL, e.g. http://127.0.0.1:41234. */
   url: string;

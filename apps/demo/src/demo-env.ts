@@ -1,21 +1,6 @@
 import type { DatabaseTarget } from '@fusebox/db/database';
+import { portSetting as port, readEnvironment } from '@fusebox/input';
 import { z } from 'zod';
-
-/** An environment variable the demo cannot use, named with its value and the problem. */
-export class InvalidDemoEnvironmentError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`invalid environment:\n${problems.map((problem) => `  ${problem}`).join('\n')}`);
-    this.name = 'InvalidDemoEnvironmentError';
-  }
-}
-
-const port = (fallback: number) =>
-  z.coerce
-    .number({ error: 'expected a port number from 0 to 65535' })
-    .int('expected a port number from 0 to 65535')
-    .min(0, 'expected a port number from 0 to 65535')
-    .max(65535, 'expected a port number from 0 to 65535')
-    .default(fallback);
 
 /**
  * The server's settings the demo reads to find it and its database. The defaults are the server's own
@@ -35,19 +20,7 @@ export type DemoEnv = z.output<typeof demoEnvSchema>;
 
 /** The demo's settings from the environment; an empty variable counts as unset, as the server reads it. */
 export function readDemoEnv(source: NodeJS.ProcessEnv = process.env): DemoEnv {
-  const present = Object.fromEntries(
-    Object.keys(demoEnvSchema.shape)
-      .map((key) => [key, source[key]] as const)
-      .filter(([, value]) => value !== undefined && value !== ''),
-  );
-  const parsed = demoEnvSchema.safeParse(present);
-  if (parsed.success) return parsed.data;
-  throw new InvalidDemoEnvironmentError(
-    parsed.error.issues.map((issue) => {
-      const key = String(issue.path[0]);
-      return `${key}=${JSON.stringify(present[key])}: ${issue.message}`;
-    }),
-  );
+  return readEnvironment(demoEnvSchema, source);
 }
 
 /** DATABASE_URL set: that Postgres; unset: the embedded database in FUSEBOX_DATA_DIR, as the server picks. */

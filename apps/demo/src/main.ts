@@ -2,8 +2,8 @@
 // `npm run demo`: rolls out multi-turn episodes with real tools against a running Fusebox, as a client would.
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { inputIssues } from '@fusebox/input';
-import { InvalidDemoEnvironmentError, readDemoEnv } from './demo-env';
+import { InvalidEnvironmentError, inputIssues } from '@fusebox/input';
+import { readDemoEnv } from './demo-env';
 import { demoFlagsSchema, resolveDemoSettings } from './demo-options';
 import { progressDisplay } from './demo-progress';
 import { demoReport } from './demo-report';
@@ -130,7 +130,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    if (error instanceof InvalidDemoEnvironmentError) {
+    if (error instanceof InvalidEnvironmentError) {
       console.error(`fusebox-demo: ${error.message}`);
       process.exit(2);
     }

@@ -1,20 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type RunningServer, startServer } from '@fusebox/api/testing';
+import { NO_DATABASE_SERVER_ENV, type RunningServer, startServer } from '@fusebox/api/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDemoCli } from './demo-process';
 
 // `npm start` then `npm run demo` on a machine with no Postgres: the server holds the embedded data directory
 // (.fusebox in the working directory), so the demo imports and reads through it.
-const ENV = {
-  DATABASE_URL: '',
-  FUSEBOX_DATA_DIR: '',
-  PGHOST: '127.0.0.1',
-  PGPORT: '9',
-  FUSEBOX_MAX_CONCURRENCY: '3',
-  FUSEBOX_EXECUTOR_CONCURRENCY: '2',
-};
+const ENV = NO_DATABASE_SERVER_ENV;
 /** A first start creates and migrates the embedded database: tens of seconds on a loaded machine. */
 const START_TIMEOUT_MS = 180_000;
 
