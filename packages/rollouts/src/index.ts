@@ -14,7 +14,10 @@ export { type FileLine, readLines } from './read-lines';
 export { uuidV7 } from './uuid-v7';
 export {
   SAMPLE_SORTS,
+  type SampleConditions,
   type SampleFilter,
+  hasConditions,
+  sampleConditions,
   fieldFilterSchema,
   sampleFilterSchema,
   sampleOrder,

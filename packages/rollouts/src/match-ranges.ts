@@ -14,7 +14,7 @@ export interface Segment {
 const MAX_RANGES = 5_000;
 
 /**
- * Where `query` matches `text`: every whole-word occurrence of its terms and every occurrence of its phrases,
+ * Where `query` matches `text`: every word that begins with one of its terms and every occurrence of its phrases,
  * ignoring case, sorted and merged. The same rules as the server's search, so what is highlighted is what made
  * the sample match.
  *
@@ -25,9 +25,10 @@ export function matchRanges(text: string, query: SearchQuery): Range[] {
   if (query.terms.length === 0 && query.phrases.length === 0) return [];
   const lower = text.toLowerCase();
   const ranges: [number, number][] = [];
-  const terms = new Set(query.terms);
   forEachWord(lower, (start, end) => {
-    if (ranges.length < MAX_RANGES && terms.has(lower.slice(start, end))) ranges.push([start, end]);
+    if (ranges.length >= MAX_RANGES) return;
+    const word = lower.slice(start, end);
+    if (query.terms.some((term) => word.startsWith(term))) ranges.push([start, end]);
   });
   for (const phrase of query.phrases) {
     for (

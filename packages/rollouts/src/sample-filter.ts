@@ -39,9 +39,15 @@ function numericField(name: string): Prisma.Sql {
     WHEN 'boolean' THEN CASE WHEN ("extras" ->> ${name})::boolean THEN 1 ELSE 0 END END)`;
 }
 
-/** The WHERE clause of a filter. Scores compare as numbers (verl's viewer sorts them as strings). */
-export function sampleWhere(filter: SampleFilter): Prisma.Sql {
-  const conditions = [Prisma.sql`"run_id" = ${filter.runId}::uuid`, Prisma.sql`"step" = ${filter.step}`];
+/** The filter bar's part of a filter: the score range and field conditions, true when there are none. */
+export type SampleConditions = Pick<SampleFilter, 'scoreMin' | 'scoreMax' | 'fields'>;
+
+/**
+ * The conditions of a filter's score range and fields, ANDed (`TRUE` when it has none). Scores compare as
+ * numbers (verl's viewer sorts them as strings). Full-text search applies the same ones across steps.
+ */
+export function sampleConditions(filter: SampleConditions): Prisma.Sql {
+  const conditions = [Prisma.sql`TRUE`];
   if (filter.scoreMin !== undefined) conditions.push(Prisma.sql`"score" >= ${filter.scoreMin}`);
   if (filter.scoreMax !== undefined) conditions.push(Prisma.sql`"score" <= ${filter.scoreMax}`);
   for (const field of filter.fields) {
@@ -50,6 +56,15 @@ export function sampleWhere(filter: SampleFilter): Prisma.Sql {
     if (field.max !== undefined) conditions.push(Prisma.sql`${numericField(field.name)} <= ${field.max}`);
   }
   return Prisma.join(conditions, ' AND ');
+}
+
+/** Whether a filter has a score range or a field condition. */
+export const hasConditions = (filter: SampleConditions) =>
+  filter.scoreMin !== undefined || filter.scoreMax !== undefined || filter.fields.length > 0;
+
+/** The WHERE clause of a filter: its step of its run, and its conditions. */
+export function sampleWhere(filter: SampleFilter): Prisma.Sql {
+  return Prisma.sql`"run_id" = ${filter.runId}::uuid AND "step" = ${filter.step} AND ${sampleConditions(filter)}`;
 }
 
 /** The ORDER BY of a sort; the line number breaks ties so the order is stable. */

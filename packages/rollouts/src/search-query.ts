@@ -2,7 +2,7 @@ import { MAX_TERM_LENGTH, words } from './search-terms';
 
 /** A parsed search box: what every matching sample must contain. */
 export interface SearchQuery {
-  /** Lowercase words, each looked up in the index (`rollout_term`). */
+  /** Lowercase words, each matching the index words (`rollout_term`) it begins: `nameerr` finds `NameError`. */
   terms: string[];
   /**
    * Lowercase strings a match must contain verbatim, ignoring case: quoted phrases, and anything typed with
@@ -14,7 +14,7 @@ export interface SearchQuery {
 const CHUNK = /"([^"]*)"|(\S+)/g;
 
 /**
- * Parses what a user typed into the rollout search box. Words are matched whole and case-insensitively;
+ * Parses what a user typed into the rollout search box. Words match the words they begin, ignoring case;
  * `"quoted text"` and words with punctuation must also appear verbatim. Returns no terms when nothing
  * searchable was typed.
  *

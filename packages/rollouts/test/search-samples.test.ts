@@ -6,7 +6,8 @@ import { dumpLine, writeDump } from '@fusebox/testing/rollout-dump';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importDump } from '../src/import-dump';
 import { parseSearchQuery } from '../src/search-query';
-import { searchSamples } from '../src/search-samples';
+import { sampleConditions } from '../src/sample-filter';
+import { type SearchOptions, searchSamples } from '../src/search-samples';
 
 // The search reads the index a few hundred rows at a time, in step order, and stops once it has enough. A small
 // `rowsPerRead` makes these few samples take several reads, some of which cut a step short: all must agree.
@@ -42,15 +43,21 @@ describe('searchSamples', () => {
     await database?.drop();
   });
 
-  const search = (text: string, options: { rowsPerRead?: number; step?: number; countCap?: number }) =>
+  const search = (
+    text: string,
+    options: Partial<
+      Pick<SearchOptions, 'rowsPerRead' | 'step' | 'countCap' | 'checkBudget' | 'where' | 'prefixTerms'>
+    >,
+  ) =>
     searchSamples(opened.prisma, parseSearchQuery(text), {
       runId,
       countCap: 5,
-      phraseCandidates: 4,
+      checkBudget: 4,
+      prefixTerms: 50,
       ...options,
-    }).then(({ matches, phraseBudgetSpent }) => ({
+    }).then(({ matches, budgetSpent }) => ({
       at: matches.map((match) => [match.step, match.line]),
-      phraseBudgetSpent,
+      budgetSpent,
     }));
 
   it('finds a common word in step and line order however many index rows it reads at once', async () => {
@@ -98,7 +105,7 @@ describe('searchSamples', () => {
         [2, 1],
         [2, 3],
       ],
-      phraseBudgetSpent: true,
+      budgetSpent: true,
     });
     expect(fromFewRows).toEqual(fromIndex);
   });
@@ -111,5 +118,70 @@ describe('searchSamples', () => {
       [3, 5],
     ]);
     expect(await search('odd', { step: 3, rowsPerRead: 1 })).toEqual(fromIndex);
+  });
+
+  it('reads each word as the start of a word, ignoring case', async () => {
+    expect(await search('ANS', {})).toEqual(await search('answer', {}));
+    expect((await search('answ od ste', { countCap: 10 })).at).toEqual(
+      (await search('answer odd step', { countCap: 10 })).at,
+    );
+    expect((await search('lat', {})).at).toEqual([[3, 5]]);
+    // A word is not found by its middle, nor by a longer word.
+    expect((await search('nswer', {})).at).toEqual([]);
+    expect((await search('answers', {})).at).toEqual([]);
+  });
+
+  it('says which prefixes began more index words than it searched', async () => {
+    // `s` begins `said`, `step`, `system`…: with room for one, the first in byte order is searched alone.
+    const cut = await searchSamples(opened.prisma, parseSearchQuery('s answer'), {
+      runId,
+      countCap: 50,
+      checkBudget: 4,
+      prefixTerms: 1,
+    });
+    expect(cut.prefixesCut).toEqual(['s']);
+    expect(cut.matches).toEqual([{ step: 3, line: 5 }]);
+    const whole = await searchSamples(opened.prisma, parseSearchQuery('s answer'), {
+      runId,
+      countCap: 50,
+      checkBudget: 4,
+      prefixTerms: 50,
+    });
+    expect(whole.prefixesCut).toEqual([]);
+    expect(whole.matches).toHaveLength(13);
+  });
+
+  it('keeps only the samples that meet the filters, in order, within the check budget', async () => {
+    // Scores are 0, 1, 2, 3 down each step's first four lines; the late line scores 1.
+    const scoreZero = sampleConditions({ scoreMax: 0, fields: [] });
+    expect(await search('answer', { where: scoreZero, checkBudget: 100 })).toEqual({
+      at: [
+        [1, 1],
+        [2, 1],
+        [3, 1],
+      ],
+      budgetSpent: false,
+    });
+    expect(await search('answer', { where: scoreZero, checkBudget: 4 })).toEqual({
+      at: [[1, 1]],
+      budgetSpent: true,
+    });
+    const fromFewRows = await search('answer', { where: scoreZero, checkBudget: 100, rowsPerRead: 1 });
+    expect(fromFewRows.at).toHaveLength(3);
+    expect(
+      (await search('"print(x)"', { where: sampleConditions({ scoreMin: 2, fields: [] }), checkBudget: 100 }))
+        .at,
+    ).toEqual([
+      [1, 3],
+      [2, 3],
+      [3, 3],
+    ]);
+    const late = sampleConditions({ fields: [{ name: 'acc', equals: 'true' }], scoreMin: 1, scoreMax: 1 });
+    expect((await search('odd', { where: late, checkBudget: 100 })).at).toEqual([
+      [1, 2],
+      [2, 2],
+      [3, 2],
+      [3, 5],
+    ]);
   });
 });

@@ -60,9 +60,12 @@ describe('a search query', () => {
     });
   });
 
-  it('marks whole words only, and phrases wherever they are', () => {
-    const text = 'Total: totally total_pay';
+  it('marks the words a term begins, whole, and phrases wherever they are', () => {
+    const text = 'Total: totally total_pay subtotal';
     const ranges = matchRanges(text, parseSearchQuery('total'));
-    expect(ranges.map(([start, end]) => text.slice(start, end))).toEqual(['Total', 'total']);
+    expect(ranges.map(([start, end]) => text.slice(start, end))).toEqual(['Total', 'totally', 'total']);
+    const code = 'x = NameError(1)';
+    const [call] = matchRanges(code, parseSearchQuery('"error(1"'));
+    expect(code.slice(call![0], call![1])).toBe('Error(1');
   });
 });

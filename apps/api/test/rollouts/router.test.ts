@@ -128,16 +128,42 @@ describe('the rollouts router', () => {
     expect(everywhere.total).toBe(5);
   });
 
-  it('matches text typed with punctuation verbatim, and words only whole', async () => {
+  it('matches text typed with punctuation verbatim, and words by their start', async () => {
     const exact = await caller.rollouts.search({ runId, q: 'print(total_pay)' });
     expect(exact.items.map((item) => item.line)).toEqual([3]);
     expect(exact.items[0]!.snippet.filter((s) => s.match).map((s) => s.text)).toEqual(['print(total_pay)']);
-    const partial = await caller.rollouts.search({ runId, q: 'zerodivision' });
-    expect(partial.total).toBe(0);
+    const prefix = await caller.rollouts.search({ runId, q: 'ZeroDiv' });
+    expect(prefix.items.map((item) => [item.step, item.line])).toEqual([[1, 3]]);
+    expect(prefix.items[0]!.snippet.filter((s) => s.match).map((s) => s.text)).toEqual(['ZeroDivisionError']);
+    expect(prefix.prefixesCut).toEqual([]);
+    const middle = await caller.rollouts.search({ runId, q: 'divisionerror' });
+    expect(middle.total).toBe(0);
     const oneStep = await caller.rollouts.search({ runId, q: 'question', step: 2 });
     expect(oneStep.items.map((item) => [item.step, item.line, item.where])).toEqual([[2, 2, 'input']]);
     await expect(caller.rollouts.search({ runId, q: '(( ))' })).rejects.toMatchObject({
       code: 'BAD_REQUEST',
     });
+  });
+
+  it('searches under the filter bar: score range and extra fields', async () => {
+    // Every sample says "multiply"; of the scored ones only step 2's second scores 0 (a null score is no 0).
+    const scoreZero = await caller.rollouts.search({ runId, q: 'multiply', scoreMax: 0 });
+    expect(scoreZero.items.map((item) => [item.step, item.line, item.score])).toEqual([[2, 2, 0]]);
+    expect(scoreZero.checkedIn).toBeNull();
+    const wrong = await caller.rollouts.search({
+      runId,
+      q: 'multiply',
+      fields: [{ name: 'acc', equals: 'false' }],
+    });
+    expect(wrong.items.map((item) => [item.step, item.line])).toEqual([
+      [1, 1],
+      [1, 4],
+    ]);
+    const both = await caller.rollouts.search({ runId, q: 'zerodiv', scoreMin: 9, scoreMax: 9 });
+    expect(both.items.map((item) => [item.step, item.line])).toEqual([[1, 3]]);
+    expect((await caller.rollouts.search({ runId, q: 'zerodiv', scoreMin: 10 })).total).toBe(0);
+    await expect(
+      caller.rollouts.search({ runId, q: 'multiply', fields: [{ name: 'acc' }] }),
+    ).rejects.toMatchObject({ code: 'BAD_REQUEST' });
   });
 });

@@ -28,7 +28,7 @@ export function RolloutBrowser({ runId }: { runId: string }) {
   const step = params.step ?? stepNumbers[0] ?? null;
   const searchInput = useRef<HTMLInputElement>(null);
   const scrollRef = useRef<HTMLDivElement>(null);
-  const hits = useSearchHits(runId, params.q);
+  const hits = useSearchHits(runId, params);
   const sample = useQuery({
     ...trpc.rollouts.sample.queryOptions({
       runId,
@@ -167,7 +167,7 @@ export function RolloutBrowser({ runId }: { runId: string }) {
           </span>
         ) : null}
       </header>
-      {params.q ? null : <FilterBar runId={runId} step={step} params={params} onChange={change} />}
+      <FilterBar runId={runId} step={step} params={params} onChange={change} />
       <div className="browser">
         <div className="list-pane">
           {params.q ? (

@@ -6,25 +6,30 @@ import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
 import { InfiniteList } from '~/components/infinite-list';
 import { formatScore } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
-import { type BrowserParams, browserSearch } from './browser-params';
+import { type BrowserParams, browserSearch, sampleFilter } from './browser-params';
 
 const PAGE = 50;
 
-/** The hits of a full-text search across every step, each with its matches marked in a snippet. */
-/** The search's pages; the browser reads the same cache to step through hits with n and p. */
-export function useSearchHits(runId: string, q: string) {
+/**
+ * The pages of a search across every step under the filter bar's score range and fields; the browser reads
+ * the same cache to step through hits with n and p.
+ */
+export function useSearchHits(runId: string, params: BrowserParams) {
   const trpc = useTRPC();
+  const { sort: _sort, ...filters } = sampleFilter(params);
   return useInfiniteQuery({
     ...trpc.rollouts.search.infiniteQueryOptions(
-      { runId, q, limit: PAGE },
+      { runId, q: params.q, limit: PAGE, ...filters },
       { getNextPageParam: (page) => page.nextCursor },
     ),
-    enabled: q.trim() !== '',
+    enabled: params.q.trim() !== '',
   });
 }
 
+/** The hits of a full-text search across every step, each with its matches marked in a snippet. */
 export function SearchResults({ runId, params }: { runId: string; params: BrowserParams }) {
-  const search = useSearchHits(runId, params.q);
+  const search = useSearchHits(runId, params);
+  const filtered = params.scoreMin !== undefined || params.scoreMax !== undefined || params.fields.length > 0;
   if (search.isPending) return <Loading what="search results" />;
   if (search.isError) return <ProblemCard error={search.error} what="Search" />;
   const first = search.data.pages[0]!;
@@ -32,8 +37,8 @@ export function SearchResults({ runId, params }: { runId: string; params: Browse
     return (
       <EmptyState title="No matches">
         <p>
-          Nothing in this run contains <q>{params.q}</q>. Words match whole and ignoring case; put text with
-          punctuation in quotes to match it verbatim.
+          Nothing in this run{filtered ? ' under these filters' : ''} contains <q>{params.q}</q>. Words match
+          the words they begin, ignoring case; put text with punctuation in quotes to match it verbatim.
         </p>
       </EmptyState>
     );
@@ -41,11 +46,18 @@ export function SearchResults({ runId, params }: { runId: string; params: Browse
     <>
       <p className="list-count" aria-live="polite">
         {first.capped ? `${first.total}+` : first.total} matches for <q>{params.q}</q>
+        {filtered ? ' under the filters' : ''}
       </p>
-      {first.phraseCheckedIn ? (
+      {first.checkedIn ? (
         <p className="muted">
-          Quoted text was checked in the first {first.phraseCheckedIn.toLocaleString()} samples that contain
-          its words; add a rarer word to search further.
+          Quoted text and filters were checked in the first {first.checkedIn.toLocaleString()} samples that
+          contain the words; add a rarer word to search further.
+        </p>
+      ) : null}
+      {first.prefixesCut.length > 0 ? (
+        <p className="muted">
+          {first.prefixesCut.map((prefix) => `“${prefix}”`).join(', ')} begin more than {first.prefixTerms}{' '}
+          words; only the first {first.prefixTerms} of each were searched. Type more of the word.
         </p>
       ) : null}
       <InfiniteList

@@ -6,7 +6,9 @@ import {
   joinMatches,
   matchKey,
   matchRanges,
+  hasConditions,
   parseSearchQuery,
+  sampleConditions,
   sampleFilterSchema,
   sampleOrder,
   sampleWhere,
@@ -26,6 +28,10 @@ const SEARCH_COUNT_CAP = 1000;
  * checking "print(x" in every sample with "print" and "x" would read the whole run.
  */
 const PHRASE_CANDIDATES = 2000;
+/** Filters alone read no text, only each candidate's row: ten times as many are checked for the same time. */
+const FILTER_CANDIDATES = 20_000;
+/** A query word stands for at most this many index words it begins: `a` would otherwise read most of the index. */
+const PREFIX_TERMS = 50;
 
 const runInput = z.object({ runId: z.uuid() });
 const sampleKey = z.object({ runId: z.uuid(), step: pgInt(), line: pgInt() });
@@ -293,13 +299,14 @@ export const rolloutsRouter = {
   }),
 
   /**
-   * Full-text search over every sample's input and output, across all steps or one. Words match whole and
-   * case-insensitively through the `rollout_term` index; phrases are then checked verbatim. Each hit
-   * carries a snippet with its matches marked.
+   * Full-text search over every sample's input and output, across all steps or one, under the filter bar's
+   * score range and fields. Words match the words they begin, ignoring case, through the `rollout_term` index;
+   * phrases and filters are then checked on those candidates. Each hit carries a snippet with its matches
+   * marked.
    */
   search: publicProcedure
     .input(
-      z.object({
+      sampleFilterSchema.pick({ scoreMin: true, scoreMax: true, fields: true }).extend({
         runId: z.uuid(),
         q: z.string().min(1).max(500),
         step: pgInt().optional(),
@@ -316,11 +323,15 @@ export const rolloutsRouter = {
           message: 'type at least one word (letters or digits) to search',
         });
       }
-      const { matches, phraseBudgetSpent } = await searchSamples(ctx.prisma, query, {
+      const filtered = hasConditions(input);
+      const checkBudget = query.phrases.length > 0 ? PHRASE_CANDIDATES : FILTER_CANDIDATES;
+      const { matches, budgetSpent, prefixesCut } = await searchSamples(ctx.prisma, query, {
         runId: input.runId,
         ...(input.step === undefined ? {} : { step: input.step }),
+        ...(filtered ? { where: sampleConditions(input) } : {}),
         countCap: SEARCH_COUNT_CAP,
-        phraseCandidates: PHRASE_CANDIDATES,
+        checkBudget,
+        prefixTerms: PREFIX_TERMS,
       });
       const offset = input.cursor ?? 0;
       const page = matches.slice(offset, offset + input.limit);
@@ -338,8 +349,11 @@ export const rolloutsRouter = {
         query,
         total: Math.min(count, SEARCH_COUNT_CAP),
         capped: count > SEARCH_COUNT_CAP,
-        /** Set when a phrase was checked in the first samples that have its words, not in all of them. */
-        phraseCheckedIn: phraseBudgetSpent ? PHRASE_CANDIDATES : null,
+        /** Set when phrases or filters were checked in the first samples that have the words, not in all. */
+        checkedIn: budgetSpent ? checkBudget : null,
+        /** Query words that begin so many words that only the first PREFIX_TERMS of them were searched. */
+        prefixesCut,
+        prefixTerms: PREFIX_TERMS,
         items: rows.map((row) => {
           const outputRanges = matchRanges(row.output, query);
           const where = outputRanges.length > 0 ? 'output' : 'input';
