@@ -2,7 +2,7 @@
 # model-written code per job, so a run pays for a fork instead of an interpreter's start-up and its imports.
 #
 # It runs in a bubblewrap sandbox of its own (one per executor slot, so runs of one zygote never overlap), as
-# uid 0 of that sandbox's user namespace with CAP_SYS_ADMIN and nothing else: enough to give each run its own
+# uid 0 of that sandbox's user namespace with CAP_SYS_ADMIN and CAP_SETFCAP and nothing else: enough to give each run its own
 # namespaces and mounts. It holds no user data: the host stages a job's files in the zygote's working
 # directory, and only the forked run reads them. Each job:
 #
@@ -11,12 +11,11 @@
 #                      └─ fork ──> init (pid 1 of the run): a fresh size-capped tmpfs on /tmp (which holds the
 #                                  working directory and /dev/shm), the staged files copied in, a fresh /proc
 #                                  covered as bubblewrap covered the zygote's (its own /proc/1 entries too); then
-#                                  it reaps, and ends the run
+#                                  a user namespace of its own in which it is uid 65534, no capabilities,
+#                                  no_new_privs and the sandboxes' seccomp filter; it reaps, and ends the run
 #                                  (and so every process of it) when the program's main process ends
-#                                  └─ fork ──> the program: a new session, a user namespace of its own in which
-#                                              it is uid 65534, no capabilities, rlimits, no_new_privs, the
-#                                              sandboxes' seccomp filter, reseeded random sources; then the
-#                                              code runs as `python3 file.py` would run it.
+#                                  └─ fork ──> the program: a new session, rlimits, reseeded random sources;
+#                                              then the code runs as `python3 file.py` would run it.
 #
 # Its source is read from fd 20 (see python-zygotes.ts), so its argv stays short: every process a run forks
 # carries that argv. argv[1], JSON: {"modules": [...], "fileSizeBytes": n, "diskBytes": n, "maxProcesses": n or null,
@@ -145,6 +144,11 @@ def prepare_run_root(config, workdir, covers):
         pass
     os.close(stdin)
     os.lseek(copy, 0, os.SEEK_SET)
+    # The output pipes keep their names in the run's /tmp, as in a cold sandbox (bound from the zygote's /tmp,
+    # through the old /proc, which still shows this process).
+    for name, fd in ((stdio['stdout'], stdout), (stdio['stderr'], stderr)):
+        os.close(os.open(f'/tmp/{name}', os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        mount(f'/proc/self/fd/{fd}', f'/tmp/{name}', None, MS_BIND)
     mount('proc', '/proc', 'proc', MS_NOSUID | MS_NODEV | MS_NOEXEC)
     cover_proc(covers)
     for fd, target in ((copy, 0), (stdout, 1), (stderr, 2)):
@@ -152,9 +156,8 @@ def prepare_run_root(config, workdir, covers):
         os.close(fd)
 
 
-def drop_privileges(config, job, seccomp_filter):
-    """In the program's process, last before its code: everything the zygote could do, it can no longer."""
-    os.setsid()
+def drop_privileges(seccomp_filter):
+    """In the run's init, once its root is set up: everything the zygote could do, the run can no longer."""
     check(libc.unshare(CLONE_NEWUSER), 'unshare(CLONE_NEWUSER)')
     for name, content in (('setgroups', 'deny'), ('uid_map', f'{SANDBOX_ID} 0 1'),
                           ('gid_map', f'{SANDBOX_ID} 0 1')):
@@ -166,6 +169,14 @@ def drop_privileges(config, job, seccomp_filter):
     check(libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), 'clear ambient capabilities')
     no_caps = (CapData * 2)()
     check(libc.capset(ctypes.byref(CapHeader(0x20080522, 0)), no_caps), 'capset')
+    check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 'no_new_privs')
+    program = SockFprog(len(seccomp_filter) // 8, seccomp_filter)
+    check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0), 'seccomp')
+
+
+def limit_program(config, job):
+    """In the program's process, last before its code: its own session, rlimits, and no descriptor but 0-2."""
+    os.setsid()
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_FSIZE, (config['fileSizeBytes'], config['fileSizeBytes']))
     if config['maxProcesses'] is not None:
@@ -173,9 +184,6 @@ def drop_privileges(config, job, seccomp_filter):
     if job['memoryLimitBytes'] is not None:
         resource.setrlimit(resource.RLIMIT_AS, (job['memoryLimitBytes'], job['memoryLimitBytes']))
     os.closerange(3, os.sysconf('SC_OPEN_MAX'))
-    check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 'no_new_privs')
-    program = SockFprog(len(seccomp_filter) // 8, seccomp_filter)
-    check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0), 'seccomp')
 
 
 def exit_status(wait_status):
@@ -185,13 +193,15 @@ def exit_status(wait_status):
 
 def run_init(config, job, workdir, covers, seccomp_filter):
     """Pid 1 of the run: sets its root up, forks the program, reaps, and ends the run when the program ends."""
-    # Like a cold sandbox's driver, it is the program's uid: its memory and descriptors are closed to the program
-    # by the covers over /proc/1 (as bubblewrap covered the zygote's) and the seccomp filter (ptrace, process_vm_*).
     prepare_run_root(config, workdir, covers)
+    # As a cold sandbox's driver is, it is then the program's uid in the program's user namespace, with no
+    # capabilities: its memory and descriptors are closed to the program by the covers over /proc/1 (as
+    # bubblewrap covered the zygote's) and by the seccomp filter (ptrace, process_vm_*), and nothing more.
+    drop_privileges(seccomp_filter)
     program = os.fork()
     if program == 0:
         os.chdir(workdir)
-        drop_privileges(config, job, seccomp_filter)
+        limit_program(config, job)
         return
     while True:
         pid, wait_status = os.wait()
