@@ -17,6 +17,7 @@ import { registerOpenApiRoute } from './openapi';
 import { registerHealthRoutes } from './routes/health';
 import { registerLanguageRoutes } from './routes/languages';
 import { registerLocalRoutes } from './routes/local';
+import { openRetrieveLimiter } from './retrieve-limiter';
 import { registerRetrieveRoutes } from './routes/retrieve';
 import { registerSandboxRoutes } from './routes/sandbox';
 import { sandboxLimits } from './routes/sandbox-limits';
@@ -71,9 +72,12 @@ export async function buildServer(services: Services, options: ServerOptions = {
 
   registerHealthRoutes(app, services);
   registerOpenApiRoute(app);
-  // One for /retrieve and search sessions alike, so each corpus's index is built once per process.
+  // One for /retrieve and search sessions alike: each corpus's index is built once per process, and every
+  // search counts against one limiter key.
   const searcher = new CorpusSearcher(services.prisma);
-  await registerRetrieveRoutes(app, { ...services, searcher });
+  const searchLimiter = await openRetrieveLimiter(services.env);
+  app.addHook('onClose', () => searchLimiter.close());
+  await registerRetrieveRoutes(app, { ...services, searcher, limiter: searchLimiter });
   if (services.local) registerLocalRoutes(app, { ...services.local, prisma: services.prisma });
   if (services.executor) {
     const gate = services.gate ?? localExecutionGate(services.env);
@@ -85,7 +89,13 @@ export async function buildServer(services: Services, options: ServerOptions = {
       gate,
       limits: sandboxLimits(services.env),
     });
-    await registerAgentSessionRoutes(app, { ...services, executor: services.executor, gate, searcher });
+    await registerAgentSessionRoutes(app, {
+      ...services,
+      executor: services.executor,
+      gate,
+      searcher,
+      searchLimiter,
+    });
   }
 
   await app.register(async (scope) => {

@@ -21,6 +21,12 @@ describe('/retrieve under its own cluster-wide limiter key', () => {
       `${JSON.stringify({ id: '1', contents: '"Oslo"\nOslo is the capital of Norway.' })}\n`,
     );
     expect((await runCli(['corpus', 'import', corpus], database.env)).code).toBe(0);
+    const tasks = join(await mkdtemp(join(tmpdir(), 'fusebox-retrieve-limit-')), 'tasks.jsonl');
+    await writeFile(
+      tasks,
+      `${JSON.stringify({ instance_hash: '77', question: 'Capital of Norway?', answer: 'Oslo' })}\n`,
+    );
+    expect((await runCli(['tasks', 'import', tasks], database.env)).code).toBe(0);
     server = await startServer({
       ...database.env,
       FUSEBOX_RETRIEVE_MAX_CONCURRENCY: '1',
@@ -58,6 +64,16 @@ describe('/retrieve under its own cluster-wide limiter key', () => {
     expect(answer.status).toBe(429);
     expect(answer.headers.get('retry-after')).toBe('2');
     expect(((await answer.json()) as { detail: string }).detail).toMatch(/^no search permit came in time/);
+    // A search session's query waits for the same key, and tells the model it could not search.
+    const post = (path: string, body: unknown) =>
+      fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then((r) => r.json() as Promise<Record<string, string>>);
+    const { sid } = await post('/start_instance', { instance_hash: '77' });
+    const observation = await post('/process_action', { sid, content: '<search>capital of norway</search>' });
+    expect(observation.content).toMatch(/^Search failed: /);
     const reader = database.reader();
     try {
       const refused = await reader.retrievalCall.findMany({

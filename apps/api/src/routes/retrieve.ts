@@ -2,7 +2,7 @@ import type { PrismaClient } from '@fusebox/db/client';
 import { isDatabaseUnavailable } from '@fusebox/db/database-unavailable';
 import { GroupCommit } from '@fusebox/db/group-commit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { LimiterTimeoutError, isLimiterError } from '@fusebox/rate-limiter';
+import { type Limiter, LimiterTimeoutError, isLimiterError } from '@fusebox/rate-limiter';
 import {
   CorpusChoiceError,
   type CorpusRef,
@@ -13,7 +13,6 @@ import {
 } from '@fusebox/retrieval';
 import { z } from 'zod';
 import type { Env } from '../env';
-import { openRetrieveLimiter } from '../retrieve-limiter';
 
 /** How long a client refused for want of a permit should wait. */
 const RETRY_AFTER_S = 2;
@@ -74,13 +73,11 @@ class RetrieveRefusal extends Error {
  */
 export async function registerRetrieveRoutes(
   app: FastifyInstance,
-  options: { env: Env; prisma: PrismaClient; searcher: CorpusSearcher },
+  options: { env: Env; prisma: PrismaClient; searcher: CorpusSearcher; limiter: Limiter },
 ): Promise<void> {
-  const { env, prisma, searcher } = options;
-  const limiter = await openRetrieveLimiter(env);
+  const { env, prisma, searcher, limiter } = options;
   const recorder = callRecorder(prisma);
   const schema = retrieveRequestSchema(env);
-  app.addHook('onClose', () => limiter.close());
 
   await app.register((scope, _options, done) => {
     scope.setErrorHandler((error: FastifyError, request, reply) => answerError(error, request, reply));

@@ -1,4 +1,5 @@
 import type { PrismaClient } from '@fusebox/db/client';
+import type { Limiter } from '@fusebox/rate-limiter';
 import type { CorpusSearcher } from '@fusebox/retrieval';
 import { corpusSessionSearch } from '../corpus-session-search';
 import type { Executor } from '@fusebox/local-sandbox/executor';
@@ -53,6 +54,7 @@ export async function registerAgentSessionRoutes(
     executor: Executor;
     gate: ExecutionGate;
     searcher: CorpusSearcher;
+    searchLimiter: Limiter;
   },
 ): Promise<void> {
   const { env } = options;
@@ -65,7 +67,7 @@ export async function registerAgentSessionRoutes(
       maxObservationChars: env.FUSEBOX_AGENT_OBSERVATION_MAX_CHARS,
       onExpiryError: (error) => app.log.error({ err: error }, 'could not expire idle agent sessions'),
     },
-    corpusSessionSearch(options.searcher),
+    corpusSessionSearch(options.searcher, options.searchLimiter),
   );
   app.addHook('onClose', () => sessions.close());
   await app.register((scope, _options, done) => {
