@@ -156,10 +156,43 @@ function languagePackages(names) {
   return [...new Set(names.flatMap((name) => PROFILES.languages[name].debian))];
 }
 
+/**
+ * Installs the chosen languages' npm packages (pinned in runtime-profiles.json) where sandboxes see them: in
+ * PROFILES.nodeModules, under the read-only /usr they bind. Skipped when the same set is installed already.
+ */
+function ensureRuntimeNodeModules(names) {
+  const packages = [...new Set(names.flatMap((name) => PROFILES.languages[name].npm ?? []))].sort();
+  if (packages.length === 0) return;
+  const prefix = dirname(PROFILES.nodeModules);
+  const stamp = join(prefix, '.fusebox-packages');
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === packages.join('\n')) return;
+  if (process.getuid?.() !== 0) {
+    fail(
+      `the sandboxes' npm packages (${packages.join(' ')}) go in ${prefix}, which needs root: run setup as root`,
+    );
+  }
+  log(`installing the sandboxes' npm packages into ${prefix}: ${packages.join(' ')}`);
+  mkdirSync(prefix, { recursive: true });
+  mustRun('npm', [
+    'install',
+    '--prefix',
+    prefix,
+    '--no-save',
+    '--no-package-lock',
+    '--no-audit',
+    '--no-fund',
+    '--ignore-scripts',
+    '--loglevel=error',
+    ...packages,
+  ]);
+  writeFileSync(stamp, packages.join('\n'));
+}
+
 function setup({ forTests, languages }) {
   const runtime = [...APT_RUNTIME, ...languagePackages(languages)];
   log(`languages: ${languages.join(' ')}`);
   ensureAptPackages(forTests ? [...runtime, ...APT_TEST] : runtime);
+  ensureRuntimeNodeModules(languages);
   ensureNpmPackages();
   generatePrismaClient();
   buildDashboard();

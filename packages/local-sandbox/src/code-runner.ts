@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandRunResult, RunCodeRequest, RunCodeResponse } from '@fusebox/sandbox-client/protocol';
 import { unavailableReason } from './language-statuses';
@@ -7,7 +8,14 @@ import { runStatus } from './run-status';
 import type { SandboxLauncher } from './sandbox-launcher';
 import type { SandboxPool } from './sandbox-pool';
 import { transpileTypeScript } from './typescript-transpile';
-import { fetchFiles, resolveFetchPaths, writeFiles, writeWorkdirFile } from './workdir-files';
+import { RUNTIME_NODE_MODULES } from './runtime-profiles';
+import {
+  fetchFiles,
+  linkWorkdirEntry,
+  resolveFetchPaths,
+  writeFiles,
+  writeWorkdirFile,
+} from './workdir-files';
 
 /** A finished `/run_code`, with what only Fusebox reports: step durations and whether output was cut. */
 export interface CodeRunOutcome {
@@ -49,6 +57,9 @@ export async function runCodeRequest(
     }
     const fetchPaths = resolveFetchPaths(sandbox.workdir, request.fetch_files);
     await writeFiles(sandbox.workdir, request.files);
+    if (runner.nodeModules && existsSync(RUNTIME_NODE_MODULES)) {
+      await linkWorkdirEntry(sandbox.workdir, 'node_modules', RUNTIME_NODE_MODULES);
+    }
     await writeWorkdirFile(sandbox.workdir, source, code);
     const memoryLimitBytes = request.memory_limit_MB > 0 ? request.memory_limit_MB * 1024 * 1024 : undefined;
     // Absolute, as SandboxFusion passes them: compilers and tracebacks then name the file the same way.

@@ -13,6 +13,8 @@ export interface LanguageRunner {
   run(source: string, code: string): string[];
   /** Rewrites the code before it is written (PHP needs its opening tag). */
   prepare?(code: string): string;
+  /** Whether the runtime profile's npm packages are linked into the working directory as `node_modules`. */
+  nodeModules?: boolean;
 }
 
 /**
@@ -61,8 +63,8 @@ export const LANGUAGE_RUNNERS: Partial<Record<Language, LanguageRunner>> = {
   python: interpreted('.py', ['/usr/bin/python3']),
   pytest: interpreted('.py', ['pytest']),
   bash: interpreted('.sh', ['bash']),
-  nodejs: interpreted('.js', ['node']),
-  typescript: interpreted('.ts', ['node', '--enable-source-maps']),
+  nodejs: { ...interpreted('.js', ['node']), nodeModules: true },
+  typescript: { ...interpreted('.ts', ['node', '--enable-source-maps']), nodeModules: true },
   cpp: compiled(
     '.cpp',
     (source) => ['g++', '-std=c++17', source, '-o', 'test', ...CPP_LINK_FLAGS],

@@ -6,6 +6,8 @@ export type RuntimeProfile =
   | {
       /** Debian packages holding its toolchain and libraries. */
       debian: string[];
+      /** npm packages (pinned) installed in {@link RUNTIME_NODE_MODULES}. */
+      npm?: string[];
       /** The command that prints its toolchain's version, looked up on the sandbox's PATH. */
       version: string[];
       libraries?: string;
@@ -17,6 +19,9 @@ export const RUNTIME_PROFILES = profiles.languages satisfies Record<Language, Ru
   Language,
   RuntimeProfile
 >;
+
+/** Where setup installs the profiles' npm packages: under /usr, which every sandbox sees read-only. */
+export const RUNTIME_NODE_MODULES = profiles.nodeModules;
 
 /** The languages `npm start` installs when FUSEBOX_LANGUAGES is unset. */
 export const DEFAULT_PROFILE = profiles.default as Language[];

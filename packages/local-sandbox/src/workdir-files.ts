@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { type FileHandle, chown, lstat, mkdir, open, writeFile } from 'node:fs/promises';
+import { type FileHandle, chown, lchown, lstat, mkdir, open, symlink, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, posix } from 'node:path';
 import { UnsafePathError } from './errors/unsafe-path-error';
 import type { SandboxWorkdir } from './sandbox';
@@ -52,6 +52,21 @@ export async function writeWorkdirFile(
   const target = join(workdir.host, relative);
   await writeFile(target, content);
   await giveTo(workdir, target);
+}
+
+/**
+ * Puts a symlink named `name` in the working directory, pointing at `target` as the sandbox sees it (SandboxFusion
+ * links its runtime's node_modules so); a file the request wrote there already wins.
+ */
+export async function linkWorkdirEntry(workdir: SandboxWorkdir, name: string, target: string): Promise<void> {
+  const path = join(workdir.host, name);
+  try {
+    await symlink(target, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw error;
+  }
+  if (workdir.owner !== undefined) await lchown(path, workdir.owner, workdir.owner);
 }
 
 async function giveTo(workdir: SandboxWorkdir, path: string): Promise<void> {

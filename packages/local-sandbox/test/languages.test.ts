@@ -65,6 +65,20 @@ describe('languages', () => {
     expect(pytest.response.run_result?.stdout).toMatch(/1 failed, 1 passed/);
   });
 
+  it("links the profile's npm packages into the working directory, for require and import alike", async () => {
+    const node = await hello(
+      'nodejs',
+      'const _ = require("lodash");\nconst md5 = require("js-md5");\nconsole.log(_.chunk([1, 2, 3], 2).length, md5("abc"));',
+    );
+    expect(node.response.run_result?.stdout).toBe('2 900150983cd24fb0d6963f7d28e17f72\n');
+    const ts = await hello(
+      'typescript',
+      'import _ from "lodash";\nimport { JSDOM } from "jsdom";\nconst dom = new JSDOM("<p>hi</p>");\nconsole.log(_.sum([1, 2]), dom.window.document.querySelector("p")?.textContent);',
+    );
+    expect(ts.response.run_result?.stderr).toBe('');
+    expect(ts.response.run_result?.stdout).toBe('3 hi\n');
+  });
+
   it('runs typescript transpiled on the host, with stack traces that name the .ts file and line', async () => {
     const { response } = await hello(
       'typescript',
