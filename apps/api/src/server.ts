@@ -8,9 +8,12 @@ import Fastify, {
 import { type AppRouter, appRouter } from '@fusebox/api-router';
 import { CorpusSearcher } from '@fusebox/retrieval';
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
-import { isDatabaseUnavailable } from '@fusebox/db/database-unavailable';
+import {
+  DATABASE_RETRY_AFTER_S,
+  databaseOutageDetail,
+  isDatabaseUnavailable,
+} from '@fusebox/db/database-unavailable';
 import { requireBearerToken } from './auth';
-import { DATABASE_RETRY_AFTER_S, databaseOutageDetail } from './database-outage';
 import { localExecutionGate } from './execution-gate';
 import { loggerOptions } from './logger';
 import { registerOpenApiRoute } from './openapi';

@@ -1,4 +1,5 @@
-import { initTRPC } from '@trpc/server';
+import { TRPCError, initTRPC } from '@trpc/server';
+import { databaseOutageDetail, isDatabaseUnavailable } from '@fusebox/db/database-unavailable';
 import type { RouterContext } from './router-context';
 
 /** What a client is told of a failure the server did not foresee; the cause goes to the log (`onError`). */
@@ -14,4 +15,20 @@ const t = initTRPC.context<RouterContext>().create({
 
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure;
+/**
+ * A database that cannot serve the request (down, frozen past its statement timeout, restarting) is the
+ * client's cue to retry, as the plain routes answer it (503), not an internal error.
+ */
+const databaseOutages = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && isDatabaseUnavailable(result.error.cause)) {
+    throw new TRPCError({
+      code: 'SERVICE_UNAVAILABLE',
+      message: databaseOutageDetail(result.error.cause),
+      cause: result.error.cause,
+    });
+  }
+  return result;
+});
+
+export const publicProcedure = t.procedure.use(databaseOutages);

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { DATABASE_RETRY_AFTER_S, databaseOutageDetail } from '../database-outage';
+import { DATABASE_RETRY_AFTER_S, databaseOutageDetail } from '@fusebox/db/database-unavailable';
 import type { ExecutionRecorder, ExecutionRow } from '../execution-recorder';
 import { refusal, sendJson, sendRefusalAnswer } from './sandbox-http';
 

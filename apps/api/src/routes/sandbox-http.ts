@@ -10,9 +10,12 @@ import {
   UnsafePathError,
 } from '@fusebox/local-sandbox/errors';
 import { LimiterClosedError, LimiterTimeoutError, LimiterUnavailableError } from '@fusebox/rate-limiter';
-import { isDatabaseUnavailable } from '@fusebox/db/database-unavailable';
+import {
+  DATABASE_RETRY_AFTER_S,
+  databaseOutageDetail,
+  isDatabaseUnavailable,
+} from '@fusebox/db/database-unavailable';
 import type { z } from 'zod';
-import { DATABASE_RETRY_AFTER_S, databaseOutageDetail } from '../database-outage';
 import {
   type FieldLimit,
   type FieldLimitProblem,

@@ -13,8 +13,11 @@ import {
 import { ExecutorClosedError, QueueFullError, isLocalSandboxError } from '@fusebox/local-sandbox/errors';
 import { LimiterClosedError, LimiterTimeoutError, LimiterUnavailableError } from '@fusebox/rate-limiter';
 import type { z } from 'zod';
-import { isDatabaseUnavailable } from '@fusebox/db/database-unavailable';
-import { DATABASE_RETRY_AFTER_S, databaseOutageDetail } from '../database-outage';
+import {
+  DATABASE_RETRY_AFTER_S,
+  databaseOutageDetail,
+  isDatabaseUnavailable,
+} from '@fusebox/db/database-unavailable';
 import type { Env } from '../env';
 import type { ExecutionGate } from '../execution-gate';
 import { gatedSessionSandbox } from '../gated-session-sandbox';

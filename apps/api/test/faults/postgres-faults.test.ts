@@ -165,16 +165,28 @@ describe('faults on Postgres under load', () => {
     { timeout: 120_000 },
     async () => {
       let restartedAt = 0;
+      let dashboard: Response | undefined;
+      let opening: Response | undefined;
       const outcomes = await underLoad(
         () => servers,
         async () => {
           await postgres.stop();
+          // Beyond the load's routes: the dashboard's reads and opening a session.
+          dashboard = await fetch(`${servers[0]!.url}/trpc/executions.languages`);
+          opening = await fetch(`${servers[0]!.url}/start_instance`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ instance_hash: BUILTIN.add }),
+          });
           await new Promise((resolve) => setTimeout(resolve, 3_000));
           await postgres.start();
           restartedAt = performance.now();
         },
       );
       await expectNothingLost(prisma, outcomes, false);
+      expect(dashboard?.status).toBe(503);
+      expect(opening?.status).toBe(503);
+      expect(opening?.headers.get('retry-after')).toMatch(/^\d+$/);
       console.log(
         `fault suite: Postgres stopped 3 s: ${tally(outcomes)}; first 200 ${recoveryMs(outcomes, restartedAt).toFixed(0)} ms after restart`,
       );
