@@ -74,20 +74,25 @@ export class Bm25IndexBuilder {
     const postingDocs = new Int32Array(this.#pairs);
     // The document-side factor of BM25, fixed once the corpus is: a query only multiplies it by idf and adds.
     const postingWeights = new Float32Array(this.#pairs);
+    const maxWeights = new Float32Array(terms);
     for (let pair = 0; pair < this.#pairs; pair++) {
       const slot = next[this.#pairTerms[pair]!]!++;
       const doc = this.#pairDocs[pair]!;
       const count = this.#pairCounts[pair]!;
       const norm = averageLength > 0 ? 1 - b + (b * this.#lengths[doc]!) / averageLength : 1;
       postingDocs[slot] = doc;
-      postingWeights[slot] = count / (count + k1 * norm);
+      const weight = count / (count + k1 * norm);
+      postingWeights[slot] = weight;
+      if (weight > maxWeights[this.#pairTerms[pair]!]!) maxWeights[this.#pairTerms[pair]!] = weight;
     }
     const idf = new Float64Array(terms);
+    const bounds = new Float64Array(terms);
     for (let term = 0; term < terms; term++) {
       const df = starts[term + 1]! - starts[term]!;
       idf[term] = Math.log(1 + (documents - df + 0.5) / (df + 0.5));
+      bounds[term] = idf[term]! * maxWeights[term]!;
     }
-    const index = new Bm25Index(this.#termIds, starts, postingDocs, postingWeights, idf, documents);
+    const index = new Bm25Index(this.#termIds, starts, postingDocs, postingWeights, idf, bounds, documents);
     this.#pairTerms = this.#pairDocs = this.#pairCounts = new Int32Array(0);
     this.#pairs = 0;
     return index;
@@ -127,6 +132,8 @@ export class Bm25Index {
     private readonly postingDocs: Int32Array,
     private readonly postingWeights: Float32Array,
     private readonly idf: Float64Array,
+    /** Per term, the most it adds to any document's score. */
+    private readonly bounds: Float64Array,
     readonly documents: number,
   ) {
     this.#scores = new Float64Array(documents);
@@ -146,15 +153,32 @@ export class Bm25Index {
     const scores = this.#scores;
     const touched = this.#touched;
     let touchedCount = 0;
-    for (const term of bm25Terms(query)) {
-      const id = this.termIds.get(term);
-      if (id === undefined) continue;
-      const idf = this.idf[id]!;
+    // Terms with the most they can add first (rare terms), so the common terms, with the longest postings, come
+    // last and can often be skipped (MaxScore): once the k-th best score so far beats everything the remaining
+    // terms could add together, no document they alone hold can make the top k, and they are only looked up
+    // for the documents already found.
+    const terms = this.#queryTerms(query);
+    let remaining = terms.reduce((sum, term) => sum + term.bound, 0);
+    let next = 0;
+    for (; next < terms.length; next++) {
+      if (next > 0 && touchedCount >= topk && this.#kthBest(touchedCount, topk) > remaining) break;
+      const { id, times, bound } = terms[next]!;
+      const idf = times * this.idf[id]!;
       const end = this.starts[id + 1]!;
       for (let posting = this.starts[id]!; posting < end; posting++) {
         const doc = this.postingDocs[posting]!;
         if (scores[doc] === 0) touched[touchedCount++] = doc;
         scores[doc]! += idf * this.postingWeights[posting]!;
+      }
+      remaining -= bound;
+    }
+    for (; next < terms.length; next++) {
+      const { id, times } = terms[next]!;
+      const idf = times * this.idf[id]!;
+      for (let i = 0; i < touchedCount; i++) {
+        const doc = touched[i]!;
+        const posting = this.#find(id, doc);
+        if (posting >= 0) scores[doc]! += idf * this.postingWeights[posting]!;
       }
     }
     const best = new TopHits(topk);
@@ -164,6 +188,39 @@ export class Bm25Index {
       scores[doc] = 0;
     }
     return best.sorted();
+  }
+
+  /** The query's known terms, each once with how often the query has it, by what they can add, most first. */
+  #queryTerms(query: string): { id: number; times: number; bound: number }[] {
+    const times = new Map<number, number>();
+    for (const term of bm25Terms(query)) {
+      const id = this.termIds.get(term);
+      if (id !== undefined) times.set(id, (times.get(id) ?? 0) + 1);
+    }
+    return [...times]
+      .map(([id, count]) => ({ id, times: count, bound: count * this.bounds[id]! }))
+      .sort((a, b) => b.bound - a.bound || a.id - b.id);
+  }
+
+  /** The k-th best score among the documents touched so far (a lower bound of their final scores). */
+  #kthBest(touchedCount: number, k: number): number {
+    const best = new TopHits(k);
+    for (let i = 0; i < touchedCount; i++) best.offer(this.#touched[i]!, this.#scores[this.#touched[i]!]!);
+    return best.worst();
+  }
+
+  /** Where `doc` is in the term's postings (documents ascending), or -1. */
+  #find(term: number, doc: number): number {
+    let low = this.starts[term]!;
+    let high = this.starts[term + 1]! - 1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const found = this.postingDocs[middle]!;
+      if (found === doc) return middle;
+      if (found < doc) low = middle + 1;
+      else high = middle - 1;
+    }
+    return -1;
   }
 }
 
@@ -182,6 +239,11 @@ class TopHits {
       heap[0] = { doc, score };
       this.#down(0);
     }
+  }
+
+  /** The score of the worst hit kept (the k-th best once k were offered). */
+  worst(): number {
+    return this.#heap[0]?.score ?? 0;
   }
 
   sorted(): Bm25Hit[] {

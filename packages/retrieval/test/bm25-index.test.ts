@@ -81,6 +81,61 @@ describe('BM25 ranking', () => {
   });
 });
 
+describe('BM25 ranking that skips common terms (MaxScore)', () => {
+  // Zipf-like words, so queries mix rare terms with terms in most documents: the case where the common terms'
+  // postings are only looked up for documents already found, which must not change the ranking.
+  let seed = 11;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const word = () => `w${Math.floor(Math.exp(next() * Math.log(3000)))}`;
+  const documents = Array.from({ length: 3000 }, () =>
+    Array.from({ length: 5 + Math.floor(next() * 40) }, word).join(' '),
+  );
+  const builder = new Bm25IndexBuilder();
+  for (const document of documents) builder.add(document);
+  const index = builder.build();
+
+  const docTerms = documents.map((document) => {
+    const counts = new Map<string, number>();
+    for (const term of bm25Terms(document)) counts.set(term, (counts.get(term) ?? 0) + 1);
+    return { counts, length: bm25Terms(document).length };
+  });
+  const df = new Map<string, number>();
+  for (const { counts } of docTerms) for (const term of counts.keys()) df.set(term, (df.get(term) ?? 0) + 1);
+  const averageLength = docTerms.reduce((sum, doc) => sum + doc.length, 0) / documents.length;
+  const { k1, b } = PYSERINI_BM25;
+  const reference = (query: string, topk: number) =>
+    docTerms
+      .map(({ counts, length }, doc) => {
+        let score = 0;
+        for (const term of bm25Terms(query)) {
+          const tf = counts.get(term) ?? 0;
+          if (tf === 0) continue;
+          const idf = Math.log(1 + (documents.length - df.get(term)! + 0.5) / (df.get(term)! + 0.5));
+          score += (idf * tf) / (tf + k1 * (1 - b + (b * length) / averageLength));
+        }
+        return { doc, score };
+      })
+      .filter((hit) => hit.score > 0)
+      .sort((x, y) => y.score - x.score || x.doc - y.doc)
+      .slice(0, topk);
+
+  it('ranks 200 mixed queries exactly as the exhaustive reference, at topk 1, 3 and 10', () => {
+    for (let q = 0; q < 200; q++) {
+      const query = Array.from({ length: 2 + (q % 6) }, (_, i) => (i % 2 ? `w${1 + (q % 4)}` : word())).join(
+        ' ',
+      );
+      const topk = [1, 3, 10][q % 3]!;
+      const expected = reference(query, topk);
+      const hits = index.search(query, topk);
+      expect({ query, docs: hits.map((hit) => hit.doc) }).toEqual({
+        query,
+        docs: expected.map((hit) => hit.doc),
+      });
+      for (const [rank, hit] of hits.entries()) expect(hit.score).toBeCloseTo(expected[rank]!.score, 5);
+    }
+  });
+});
+
 describe('BM25 terms', () => {
   it('lowercases, splits on anything but letters and digits, and drops stop words', () => {
     expect(bm25Terms('"Hamlet"\nThe play was written by W. Shakespeare in 1600; Café-crème!')).toEqual([
