@@ -9,11 +9,13 @@ import { dbImportCommand } from './commands/db-import';
 import { dbMigrateCommand } from './commands/db-migrate';
 import { rolloutsImportCommand } from './commands/rollouts-import';
 import { serveCommand } from './commands/serve';
+import { setupCommand } from './commands/setup';
 import { tasksImportCommand } from './commands/tasks-import';
 import { VERSION } from './version';
 
 const COMMANDS: Command[] = [
   serveCommand,
+  setupCommand,
   dbMigrateCommand,
   dbExportCommand,
   dbImportCommand,

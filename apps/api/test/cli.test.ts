@@ -29,6 +29,17 @@ describe('the fusebox CLI', () => {
     }
   });
 
+  it('setup refuses a language it cannot install, naming it and why, before installing anything', async () => {
+    const unknown = await runCli(['setup', '--languages', 'python,cobol']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown language "cobol" in --languages');
+    const unavailable = await runCli(['setup', '--languages', 'julia']);
+    expect(unavailable.code).toBe(2);
+    expect(unavailable.stderr).toContain(
+      'julia cannot be installed here: no Debian 12 or npm package provides Julia',
+    );
+  });
+
   it('prints usage and exits 2 for an unknown command', async () => {
     const result = await runCli(['frobnicate']);
     expect(result.code).toBe(2);
