@@ -2,44 +2,17 @@
 // install the tarballs (and nothing of this workspace) into a new project under the temporary directory, and
 // there run a plain Node ESM program against a live Fusebox and Postgres, compile a strict NodeNext TypeScript
 // file, and lint the tarballs with publint and attw. Installs use npm's cache first (--prefer-offline).
-import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { type RunningServer, startServer } from '@fusebox/api/testing';
 import { type PostgresTestDatabase, createPostgresTestDatabase } from '@fusebox/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PackResult, ROOT, bin, build, install, newProject, pack, sh } from './helpers/outside-project';
 
-const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const USER_FILES = fileURLToPath(new URL('../outside-project/', import.meta.url));
 const PACKAGES = ['@fusebox/sandbox-client', '@fusebox/rate-limiter', '@fusebox/tools'];
-const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name);
-
-interface PackResult {
-  name: string;
-  filename: string;
-  size: number;
-  unpackedSize: number;
-  files: { path: string }[];
-}
-
-/** Children get this process's environment minus NODE_OPTIONS, so nothing of the workspace's setup leaks in. */
-function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const { NODE_OPTIONS: _, ...rest } = process.env;
-  return { ...rest, ...extra };
-}
-
-async function sh(command: string, args: string[], cwd: string, extra: Record<string, string> = {}) {
-  try {
-    return await run(command, args, { cwd, env: env(extra), maxBuffer: 64 * 1024 * 1024 });
-  } catch (error) {
-    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
-    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${stdout}\n${stderr}`, { cause: error });
-  }
-}
 
 function progress(message: string): void {
   process.stderr.write(`[packed-sdk] ${message}\n`);
@@ -63,47 +36,24 @@ describe('the packed SDK, installed in a project outside the repository', () => 
   beforeAll(async () => {
     const began = Date.now();
     progress('building the SDK packages (turbo, cached)');
-    const filters = PACKAGES.map((name) => `--filter=${name}`);
-    await sh(bin('turbo'), ['run', 'build', ...filters, '--output-logs=errors-only'], ROOT, {
-      TURBO_TELEMETRY_DISABLED: '1',
-    });
+    await build(PACKAGES);
 
     work = await mkdtemp(join(tmpdir(), 'fusebox-packed-sdk-'));
     const tarballs = join(work, 'tarballs');
     await mkdir(tarballs);
     progress(`packing into ${tarballs}`);
-    const workspaces = PACKAGES.flatMap((name) => ['-w', name]);
-    const { stdout } = await sh(
-      'npm',
-      ['pack', '--json', '--pack-destination', tarballs, ...workspaces],
-      ROOT,
-    );
-    packed = JSON.parse(stdout) as PackResult[];
+    packed = await pack(PACKAGES, tarballs);
     for (const { filename, size, files } of packed)
       progress(`  ${filename}: ${size} bytes, ${files.length} files`);
 
-    project = join(work, 'project');
-    await mkdir(project);
-    await writeFile(
-      join(project, 'package.json'),
-      JSON.stringify({ name: 'outside-user', private: true, type: 'module' }, null, 2),
-    );
+    project = await newProject(join(work, 'project'));
     const tools = [`typescript@${await pinned('typescript')}`, `@types/node@${await pinned('@types/node')}`];
     progress(`installing the tarballs, pg, ${tools.join(', ')} into ${project}`);
-    await sh(
-      'npm',
-      [
-        'install',
-        '--prefer-offline',
-        '--no-audit',
-        '--no-fund',
-        '--loglevel=error',
-        ...packed.map(({ filename }) => join(tarballs, filename)),
-        'pg@^8.11.0',
-        ...tools,
-      ],
-      project,
-    );
+    await install(project, [
+      ...packed.map(({ filename }) => join(tarballs, filename)),
+      'pg@^8.11.0',
+      ...tools,
+    ]);
     for (const file of ['use-sdk.mjs', 'user.ts'])
       await copyFile(join(USER_FILES, file), join(project, file));
 
