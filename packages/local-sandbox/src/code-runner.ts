@@ -46,7 +46,7 @@ export async function runCodeRequest(
 
   const sandbox = await sandboxes.pool.take();
   try {
-    let source = runner.sourceFile();
+    let source = runner.sourceFile(request.code);
     let code = runner.prepare?.(request.code) ?? request.code;
     if (request.language === 'typescript') {
       const transpiled = await transpileTypeScript(code, join(sandbox.workdir.inside, source));

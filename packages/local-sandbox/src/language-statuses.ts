@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { LANGUAGES, type Language } from '@fusebox/sandbox-client/protocol';
 import { LANGUAGE_RUNNERS } from './languages';
 import { RUNTIME_PROFILES, setupCommand } from './runtime-profiles';
@@ -28,7 +29,9 @@ export function unavailableReason(language: Language, launcher: SandboxLauncher)
   if ('unavailable' in profile) return `${language} is not available on Fusebox: ${profile.unavailable}`;
   const runner = LANGUAGE_RUNNERS[language];
   if (!runner) return `${language} is not available on Fusebox: no runner is defined for it`;
-  const missing = runner.requires.find((command) => !launcher.has(command));
+  const missing =
+    runner.requires.find((command) => !launcher.has(command)) ??
+    runner.requiresFiles?.find((path) => !existsSync(path));
   if (missing === undefined) return undefined;
   const packages = profile.debian.length > 0 ? ` (Debian: ${profile.debian.join(' ')})` : '';
   return (

@@ -4,10 +4,12 @@ import { randomName } from './random-name';
 
 /** How one language runs: where the code goes, and the commands of its compile and run steps. */
 export interface LanguageRunner {
-  /** The file the code is written to, relative to the working directory. */
-  sourceFile(): string;
+  /** The file `code` is written to, relative to the working directory. */
+  sourceFile(code?: string): string;
   /** Commands that must exist in the sandbox; without them the language is unavailable (see `languageStatuses`). */
   requires: readonly string[];
+  /** Files (absolute) that must exist too, such as a jar the run step loads. */
+  requiresFiles?: readonly string[];
   compile?(source: string): string[];
   /** The run step; `code` is the submitted code, for languages whose command depends on it. */
   run(source: string, code: string): string[];
@@ -33,6 +35,9 @@ const GO = ['/usr/bin/env', 'GO111MODULE=off', 'GOPATH=/usr/share/gocode', 'go']
 
 /** SandboxFusion puts javatuples on Java's class path; the java profile installs Debian's (libjavatuples-java). */
 const JAVA_CLASS_PATH = '.:/usr/share/java/javatuples.jar';
+/** JUnit 5's console launcher (Debian's junit5), which SandboxFusion's junit runner runs its tests with. */
+const JUNIT_CONSOLE = '/usr/share/java/junit-platform-console-standalone.jar';
+const JUNIT_CLASS_PATH = `${JAVA_CLASS_PATH}:${JUNIT_CONSOLE}`;
 
 const file = (extension: string) => () => `${randomName()}${extension}`;
 
@@ -79,6 +84,23 @@ export const LANGUAGE_RUNNERS: Partial<Record<Language, LanguageRunner>> = {
     requires: ['javac', 'java'],
     compile: (source) => ['javac', '-cp', JAVA_CLASS_PATH, source],
     run: () => ['java', '-cp', JAVA_CLASS_PATH, '-ea', 'Main'],
+  },
+  junit: {
+    // Named after the public class, as javac requires (SandboxFusion's rule; Main when there is none).
+    sourceFile: (code = '') => `${/public\s+class\s+(\w+)/.exec(code)?.[1] ?? 'Main'}.java`,
+    requires: ['javac', 'java'],
+    requiresFiles: [JUNIT_CONSOLE],
+    // Every .java file of the working directory, as SandboxFusion compiles `*.java` (tests may come in `files`).
+    compile: () => ['/bin/sh', '-c', 'exec javac -cp "$0" *.java', JUNIT_CLASS_PATH],
+    run: () => [
+      'java',
+      '-jar',
+      JUNIT_CONSOLE,
+      '--class-path',
+      JUNIT_CLASS_PATH,
+      '--scan-class-path',
+      '--disable-banner',
+    ],
   },
   php: {
     ...interpreted('.php', ['php', '-f']),

@@ -49,6 +49,10 @@ const CASES: Partial<Record<Language, Conformance>> = {
     echo: 'package main\nimport (\n  "fmt"\n  "testing"\n  "github.com/stretchr/testify/assert"\n)\nfunc TestHello(t *testing.T) {\n  fmt.Println("hello", 42)\n  assert.Equal(t, 42, 21*2)\n}\n',
     fail: 'package main\nimport (\n  "testing"\n  "github.com/stretchr/testify/assert"\n)\nfunc TestBoom(t *testing.T) {\n  assert.Equal(t, "boom", "bang")\n}\n',
   },
+  junit: {
+    echo: 'import org.junit.jupiter.api.Test;\nimport static org.junit.jupiter.api.Assertions.*;\npublic class Twice {\n  static int twice(int n) { return n * 2; }\n}\nclass TwiceTest {\n  @Test\n  void doubles() { assertEquals(42, Twice.twice(21)); }\n}\n',
+    fail: 'import org.junit.jupiter.api.Test;\nimport static org.junit.jupiter.api.Assertions.*;\nclass BoomTest {\n  @Test\n  void boom() { assertEquals("boom", "bang"); }\n}\n',
+  },
   sql: {
     echo: "CREATE TABLE t (n INTEGER);\nINSERT INTO t VALUES (21);\nSELECT 'hello ' || (n * 2) FROM t;",
     fail: 'CREATE TABLE t (n INTEGER);\nSELECT boom FROM t;',
@@ -95,6 +99,7 @@ const CASES: Partial<Record<Language, Conformance>> = {
 const REPORTS: Partial<Record<Language, RegExp>> = {
   pytest: /1 passed/,
   go_test: /^ok\s/m,
+  junit: /1 tests successful/,
 };
 
 describe('language conformance (SandboxFusion behaviour, every language of the `all` profile)', () => {
