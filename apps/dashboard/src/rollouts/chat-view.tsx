@@ -5,7 +5,14 @@ import { useMemo, useState } from 'react';
 import { CodeBlock } from '~/components/code-block';
 import { HighlightedText } from '~/components/highlighted-text';
 import { formatChars } from '~/components/format';
+import { useQuery } from '@tanstack/react-query';
+import { useTRPC } from '~/trpc/client';
 import { type Block, type ChatTurn, type ToolCall, parseConversation } from './chat-turns';
+import { ToolRun, callFailed } from './tool-run';
+import type { ToolCallRuns } from './types';
+
+/** Tool calls of one sample joined to their executions: the API's limit per request. */
+const MAX_JOINED_CALLS = 100;
 
 function ThinkBlock({ text, closed, query }: { text: string; closed: boolean; query: SearchQuery | null }) {
   // Thinking is long and mostly skimmed: folded by default, unless the search matched inside it.
@@ -28,21 +35,27 @@ function ThinkBlock({ text, closed, query }: { text: string; closed: boolean; qu
 function ToolCallCard({
   call,
   response,
+  runs,
   query,
 }: {
   call: ToolCall;
   response: string | null;
+  runs: ToolCallRuns | undefined;
   query: SearchQuery | null;
 }) {
   const { code: _code, ...otherArguments } = call.arguments ?? {};
   const language = typeof otherArguments.language === 'string' ? otherArguments.language : 'python';
   const hasOthers = Object.keys(otherArguments).length > 0;
   return (
-    <section className="tool-call" aria-label={`tool call ${call.name ?? '(unreadable)'}`}>
+    <section
+      className={`tool-call ${callFailed(runs, response) ? 'failed' : ''}`}
+      aria-label={`tool call ${call.name ?? '(unreadable)'}`}
+    >
       <header>
         <span className="badge">tool call</span> <strong>{call.name ?? 'unreadable call'}</strong>
         {call.problem ? <span className="problem-note"> · {call.problem}</span> : null}
       </header>
+      {call.code !== null ? <ToolRun runs={runs} response={response} /> : null}
       {call.code !== null ? <CodeBlock code={call.code} language={language} label="tool call code" /> : null}
       {call.arguments === null ? (
         <pre className="text">{call.raw}</pre>
@@ -67,10 +80,13 @@ function ToolCallCard({
   );
 }
 
-function BlockView({ block, query }: { block: Block; query: SearchQuery | null }) {
+/** The sandbox runs joined to each tool call with code, by block; undefined until they have loaded. */
+type RunsByBlock = ReadonlyMap<Block, ToolCallRuns>;
+
+function BlockView({ block, runs, query }: { block: Block; runs: RunsByBlock; query: SearchQuery | null }) {
   if (block.kind === 'think') return <ThinkBlock text={block.text} closed={block.closed} query={query} />;
   if (block.kind === 'call')
-    return <ToolCallCard call={block.call} response={block.response} query={query} />;
+    return <ToolCallCard call={block.call} response={block.response} runs={runs.get(block)} query={query} />;
   return (
     <pre className="text">
       <HighlightedText text={block.text} query={query} />
@@ -78,7 +94,7 @@ function BlockView({ block, query }: { block: Block; query: SearchQuery | null }
   );
 }
 
-function TurnView({ turn, query }: { turn: ChatTurn; query: SearchQuery | null }) {
+function TurnView({ turn, runs, query }: { turn: ChatTurn; runs: RunsByBlock; query: SearchQuery | null }) {
   // The system prompt is the same in nearly every sample: folded unless the search matched inside it.
   const hasMatch = useMemo(
     () => (query ? matchRanges(turn.text, query).length > 0 : false),
@@ -98,8 +114,33 @@ function TurnView({ turn, query }: { turn: ChatTurn; query: SearchQuery | null }
           </button>
         ) : null}
       </header>
-      {open ? turn.blocks.map((block, index) => <BlockView key={index} block={block} query={query} />) : null}
+      {open
+        ? turn.blocks.map((block, index) => <BlockView key={index} block={block} runs={runs} query={query} />)
+        : null}
     </article>
+  );
+}
+
+/** The executions behind the conversation's tool calls that carry code, joined on the server by their code. */
+function useToolCallRuns(turns: readonly ChatTurn[]): RunsByBlock {
+  const trpc = useTRPC();
+  const calls = useMemo(
+    () =>
+      turns
+        .flatMap((turn) => turn.blocks)
+        .filter((block) => block.kind === 'call' && block.call.code !== null && block.call.code !== '')
+        .slice(0, MAX_JOINED_CALLS) as Extract<Block, { kind: 'call' }>[],
+    [turns],
+  );
+  const found = useQuery({
+    ...trpc.executions.forToolCalls.queryOptions({
+      calls: calls.map((block) => ({ code: block.call.code!, response: block.response })),
+    }),
+    enabled: calls.length > 0,
+  });
+  return useMemo(
+    () => new Map(found.data ? calls.map((block, index) => [block as Block, found.data[index]!]) : []),
+    [calls, found.data],
   );
 }
 
@@ -116,6 +157,7 @@ export function ChatView({
   query: SearchQuery | null;
 }) {
   const turns = useMemo(() => (raw ? [] : parseConversation(input, output)), [input, output, raw]);
+  const runs = useToolCallRuns(turns);
   if (raw) {
     return (
       <div className="raw">
@@ -133,7 +175,7 @@ export function ChatView({
   return (
     <div className="chat">
       {turns.map((turn, index) => (
-        <TurnView key={index} turn={turn} query={query} />
+        <TurnView key={index} turn={turn} runs={runs} query={query} />
       ))}
     </div>
   );

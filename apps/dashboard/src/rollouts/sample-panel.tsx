@@ -38,7 +38,20 @@ export function SamplePanel({
           <div key={name} className="extra">
             <dt>{name}</dt>
             <dd>
-              <Value value={value} />
+              {name === 'sid' && sample.session ? (
+                <Link href={`/sessions/${sample.session.id}`} aria-label="session of this sample">
+                  {sample.session.id}
+                </Link>
+              ) : (
+                <Value value={value} />
+              )}
+              {name === 'sid' && sample.session ? (
+                <span className="muted">
+                  {' '}
+                  · {sample.session.state} · {sample.session.actionCount} actions
+                  {sample.session.errorCount > 0 ? ` · ${sample.session.errorCount} errors` : ''}
+                </span>
+              ) : null}
             </dd>
           </div>
         ))}

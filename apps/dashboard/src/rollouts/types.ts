@@ -4,3 +4,6 @@ import type { inferRouterOutputs } from '@trpc/server';
 type Outputs = inferRouterOutputs<AppRouter>['rollouts'];
 
 export type Sample = Outputs['sample'];
+
+/** The executions joined to one tool call of a sample. */
+export type ToolCallRuns = inferRouterOutputs<AppRouter>['executions']['forToolCalls'][number];

@@ -2,6 +2,10 @@ import { TRPCError, type TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { MAX_EPOCH_MS, epochMs } from '@fusebox/db/bounded-numbers';
 import { publicProcedure } from '../init';
+import { toolCallExecutions, toolCallInput } from '../tool-call-executions';
+
+/** Tool calls looked up at once: more than one sample's worth. */
+const MAX_TOOL_CALLS = 100;
 
 const STATUSES = ['Success', 'Failed', 'SandboxError'] as const;
 
@@ -76,6 +80,11 @@ export const executionsRouter = {
       ORDER BY 1`;
     return rows.map((row) => row.language);
   }),
+
+  /** The executions behind a rollout sample's tool calls, in the calls' order (see `toolCallExecutions`). */
+  forToolCalls: publicProcedure
+    .input(z.object({ calls: z.array(toolCallInput).max(MAX_TOOL_CALLS) }))
+    .query(({ ctx, input }) => toolCallExecutions(ctx.prisma, input.calls)),
 
   byId: publicProcedure.input(z.object({ id: z.string() })).query(async ({ ctx, input }) => {
     const parsed = z.uuid().safeParse(input.id);

@@ -274,9 +274,11 @@ export const rolloutsRouter = {
         select: { step: true, line: true, score: true },
       });
       const { promptHash: _hash, ...rest } = sample;
+      const extras = sample.extras as Record<string, unknown>;
       return {
         ...rest,
-        extras: sample.extras as Record<string, unknown>,
+        extras,
+        session: await sampleSession(ctx.prisma, extras),
         position: position
           ? {
               index: Number(position.index),
@@ -372,6 +374,20 @@ export const rolloutsRouter = {
       };
     }),
 } satisfies TRPCRouterRecord;
+
+/**
+ * The agent session a sample's `sid` extra names, when this Fusebox holds it: a swedev rollout keeps the sid
+ * its /start_instance returned, and the session holds every action and the reward's test outcomes.
+ */
+async function sampleSession(prisma: PrismaClient, extras: Record<string, unknown>) {
+  const sid = extras.sid;
+  const id = typeof sid === 'number' && Number.isSafeInteger(sid) ? String(sid) : sid;
+  if (typeof id !== 'string' || !/^\d{1,20}$/.test(id)) return null;
+  return prisma.session.findUnique({
+    where: { id },
+    select: { id: true, state: true, reward: true, actionCount: true, errorCount: true },
+  });
+}
 
 function formatScore(score: number): string {
   return Number.isInteger(score) ? String(score) : score.toFixed(2);

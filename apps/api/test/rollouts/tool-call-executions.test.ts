@@ -1,0 +1,123 @@
+import { importDump } from '@fusebox/rollouts';
+import { dumpLine, writeDump } from '@fusebox/testing/rollout-dump';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RouterContext, createRouterContext } from '../router-context';
+
+// A rollout's tool call names no execution: the router joins it to the executions of its exact code and puts
+// first the one whose output the model was shown.
+describe('executions.forToolCalls', () => {
+  let context: RouterContext;
+  let caller: RouterContext['caller'];
+  const base = Date.parse('2026-11-20T12:00:00Z');
+  const product = 'a = 6\nb = 7\nprint(a * b)';
+  const loop = 'while True:\n    pass';
+
+  beforeAll(async () => {
+    context = await createRouterContext();
+    caller = context.caller;
+    const run = (code: string, at: number, fields: Record<string, unknown>) => ({
+      source: 'run_code',
+      language: 'python',
+      code,
+      status: 'Success',
+      runStatus: 'Finished',
+      returnCode: 0,
+      requestedAt: new Date(base + at),
+      runMs: 30,
+      ...fields,
+    });
+    await context.services.prisma.execution.createMany({
+      data: [
+        run(product, 1000, { stdout: '42\n' }),
+        // The same code again, later, with another output (another sample's run): listed after the one shown.
+        run(product, 2000, { stdout: '41\n', sessionId: null }),
+        run(loop, 3000, {
+          status: 'Failed',
+          runStatus: 'TimeLimitExceeded',
+          returnCode: null,
+          runMs: 10_000,
+          stderr: '',
+        }),
+        run('print("x" * 10**7)', 4000, { stdout: 'xxxx', outputTruncated: true }),
+        run('import sys; sys.exit(3)', 5000, { status: 'Failed', returnCode: 3, stderr: 'bye\n' }),
+      ],
+    });
+  });
+  afterAll(() => context?.close());
+
+  it('lists the run whose output the response shows first, then the others newest first', async () => {
+    const [found] = await caller.executions.forToolCalls({ calls: [{ code: product, response: '42' }] });
+    expect(found!.count).toBe(2);
+    expect(found!.capped).toBe(false);
+    expect(
+      found!.executions.map((execution) => [execution.requestedAt.getTime() - base, execution.outputMatches]),
+    ).toEqual([
+      [1000, true],
+      [2000, false],
+    ]);
+  });
+
+  it('carries what makes a failure look like one: status, exit code, time limit, truncation', async () => {
+    const found = await caller.executions.forToolCalls({
+      calls: [
+        // verl's sandbox tool answers a run that did not finish with this text, not the time limit.
+        { code: loop, response: 'no stdout here' },
+        { code: 'print("x" * 10**7)', response: 'xxxx' },
+        { code: 'import sys; sys.exit(3)', response: 'bye' },
+        { code: 'print("never ran")', response: null },
+      ],
+    });
+    expect(
+      found.map(({ count, executions: [first] }) => [
+        count,
+        first?.status,
+        first?.runStatus,
+        first?.returnCode,
+        first?.outputTruncated,
+        first?.outputMatches,
+      ]),
+    ).toEqual([
+      [1, 'Failed', 'TimeLimitExceeded', null, false, false],
+      [1, 'Success', 'Finished', 0, true, true],
+      [1, 'Failed', 'Finished', 3, false, true],
+      [0, undefined, undefined, undefined, undefined, undefined],
+    ]);
+  });
+
+  it('refuses empty code and too many calls with a clear error', async () => {
+    await expect(
+      caller.executions.forToolCalls({ calls: [{ code: '', response: null }] }),
+    ).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+    });
+    const many = Array.from({ length: 101 }, () => ({ code: 'x', response: null }));
+    await expect(caller.executions.forToolCalls({ calls: many })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+    });
+  });
+
+  it("links a sample's sid to the session this Fusebox holds, and names none it does not", async () => {
+    const { prisma } = context.services;
+    await prisma.task.create({
+      data: { id: '17', name: 'add', source: 'fusebox', prompt: 'add', language: 'python' },
+    });
+    await prisma.session.create({
+      data: { id: '9007199254740991', taskId: '17', sessionMode: 'stateful', actionCount: 3, errorCount: 1 },
+    });
+    const dir = await writeDump({
+      '1.jsonl': [dumpLine({ sid: '9007199254740991' }), dumpLine({ sid: 12 }), dumpLine({ sid: 'x; drop' })],
+    });
+    const { run } = await importDump(context.opened.sql, { dir, name: 'swedev-run' });
+    const sessionOf = async (line: number) =>
+      (await caller.rollouts.sample({ runId: run.id, step: 1, line })).session;
+    expect(await sessionOf(1)).toEqual({
+      id: '9007199254740991',
+      state: 'active',
+      reward: null,
+      actionCount: 3,
+      errorCount: 1,
+    });
+    expect(await sessionOf(2)).toBeNull();
+    expect(await sessionOf(3)).toBeNull();
+  });
+});

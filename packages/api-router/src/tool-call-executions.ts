@@ -1,0 +1,95 @@
+import type { PrismaClient } from '@fusebox/db/client';
+import { z } from 'zod';
+
+/** Executions listed per tool call: the likeliest first. */
+const EXECUTIONS_PER_CALL = 5;
+/** Executions of one code counted up to this many ("1000+"): common code runs in every sample of a prompt. */
+const COUNT_CAP = 1000;
+/** Candidates read per code, newest first, among which the one whose output the tool response shows is sought. */
+const CANDIDATES_PER_CALL = 200;
+
+/** A tool call as the dashboard read it from a sample: its code, and the response the model got, if any. */
+export const toolCallInput = z.object({
+  code: z.string().min(1).max(200_000),
+  response: z.string().max(200_000).nullable(),
+});
+
+export type ToolCallInput = z.infer<typeof toolCallInput>;
+
+export interface ToolCallExecution {
+  id: string;
+  source: string;
+  status: string;
+  runStatus: string | null;
+  returnCode: number | null;
+  runMs: number | null;
+  outputTruncated: boolean;
+  requestedAt: Date;
+  sessionId: string | null;
+  /** Whether the tool response holds this execution's output: it is the run the model saw, not a twin. */
+  outputMatches: boolean;
+}
+
+export interface ToolCallExecutions {
+  /** The executions of this exact code, whose output the response shows first, then newest first. */
+  executions: ToolCallExecution[];
+  /** How many executions ran this exact code, up to COUNT_CAP. */
+  count: number;
+  capped: boolean;
+}
+
+interface Candidate extends Omit<ToolCallExecution, 'outputMatches'> {
+  call: bigint;
+  stdout: string;
+  stderr: string;
+  count: bigint;
+}
+
+/**
+ * The executions behind a sample's tool calls, joined on the code's exact text (verl's sandbox tool sends no
+ * other id): the one join from a rollout to the sandbox that none of the trainer's own tools can make. Code
+ * that many samples share (`print(6 * 7)`) ran many times; the run whose stdout and stderr the tool response
+ * contains is the one the model saw, and is listed first.
+ */
+export async function toolCallExecutions(
+  prisma: PrismaClient,
+  calls: readonly ToolCallInput[],
+): Promise<ToolCallExecutions[]> {
+  if (calls.length === 0) return [];
+  const rows = await prisma.$queryRaw<Candidate[]>`
+    SELECT c."call", e."id", e."source", e."status", e."run_status" AS "runStatus", e."return_code" AS "returnCode",
+      e."run_ms" AS "runMs", e."output_truncated" AS "outputTruncated", e."requested_at" AS "requestedAt",
+      e."session_id" AS "sessionId", e."stdout", e."stderr", n."count"
+    FROM unnest(${calls.map((call) => call.code)}::text[]) WITH ORDINALITY AS c ("code", "call")
+    CROSS JOIN LATERAL (
+      SELECT count(*) AS "count" FROM (SELECT 1 FROM "execution" WHERE "code" = c."code" LIMIT ${COUNT_CAP + 1}) x
+    ) n
+    CROSS JOIN LATERAL (
+      SELECT * FROM "execution" WHERE "code" = c."code" ORDER BY "requested_at" DESC LIMIT ${CANDIDATES_PER_CALL}
+    ) e`;
+  return calls.map((call, index) => {
+    const candidates = rows.filter((row) => Number(row.call) === index + 1);
+    const count = Number(candidates[0]?.count ?? 0);
+    const ranked = candidates
+      .map(({ call: _call, stdout, stderr, count: _count, ...execution }) => ({
+        ...execution,
+        outputMatches: showsOutput(call.response, stdout, stderr),
+      }))
+      .sort((a, b) => Number(b.outputMatches) - Number(a.outputMatches));
+    return {
+      executions: ranked.slice(0, EXECUTIONS_PER_CALL),
+      count: Math.min(count, COUNT_CAP),
+      capped: count > COUNT_CAP,
+    };
+  });
+}
+
+/**
+ * Whether a tool response shows this output. verl's sandbox tool answers with stdout then stderr; an output
+ * with nothing in it matches only an empty response, since every response contains the empty string.
+ */
+function showsOutput(response: string | null, stdout: string, stderr: string): boolean {
+  if (response === null) return false;
+  const output = (stdout + stderr).trim();
+  return output === '' ? response.trim() === '' : response.includes(output);
+}
