@@ -137,5 +137,7 @@ describe('language conformance (SandboxFusion behaviour, every language of the `
       expect(step?.return_code).not.toBe(0);
       expect(`${step?.stdout ?? ''}${step?.stderr ?? ''}`).toMatch(/boom|bang/);
     },
+    // Two JVM compiles and starts (scala, kotlin_script, junit) took up to 33 s on a busy 2-core machine.
+    180_000,
   );
 });
