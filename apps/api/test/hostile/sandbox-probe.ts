@@ -257,7 +257,12 @@ try() {
 
 /** The host's processes whose command line holds `marker`, as `ps` lists them: pid and host uid. */
 export function hostProcesses(marker: string): { pid: number; uid: number }[] {
-  return execFileSync('ps', ['-e', '-o', 'pid=,uid=,args='], { encoding: 'utf8' })
+  // Each bubblewrap process's argv is its mount plan (about 14 kB): with the warm sandboxes and zygotes of
+  // several servers, the listing outgrows execFileSync's 1 MB default.
+  return execFileSync('ps', ['-e', '-o', 'pid=,uid=,args='], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  })
     .split('\n')
     .filter((line) => line.includes(marker))
     .map((line) => line.trim().split(/\s+/))
