@@ -1,0 +1,144 @@
+// Search before and after reading words as prefixes and applying the filter bar, side by side on the same
+// database at the same time: the baseline's `searchSamples` is read from git at --baseline, and the two are
+// called in turn per repetition, so the machine's load (shared, and it drifts) weighs on both alike.
+// Needs the 100k-sample database that `bench/rollouts/run.ts` leaves behind (fusebox_bench_rollouts).
+// Usage: node --conditions=@fusebox/source --import tsx bench/rollouts/search-ab.ts [--baseline <commit>]
+import { execFileSync } from 'node:child_process';
+import { rm, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { parseArgs } from 'node:util';
+import { openDatabase } from '@fusebox/db/database';
+import type { PrismaClient } from '@fusebox/db/client';
+import { type SearchQuery, parseSearchQuery, sampleConditions, searchSamples } from '@fusebox/rollouts';
+import { writeResults } from '../write-results';
+
+const COMMAND = 'node --conditions=@fusebox/source --import tsx bench/rollouts/search-ab.ts';
+const DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/fusebox_bench_rollouts';
+const RUN_NAME = 'bench-rollouts';
+const REPEATS = 15;
+/** The router's settings (packages/api-router/src/routers/rollouts.ts), so each side does what the API asks. */
+const COUNT_CAP = 1000;
+const PHRASE_CANDIDATES = 2000;
+const FILTER_CANDIDATES = 20_000;
+const PREFIX_TERMS = 50;
+
+/** Queries both versions answer (whole words), then what only the new one does: prefixes, filters. */
+const SEARCHES: {
+  q: string;
+  filter?: { scoreMin?: number; scoreMax?: number; fields?: { name: string; equals: string }[] };
+  label?: string;
+}[] = [
+  { q: 'zerodivisionerror' },
+  { q: 'traceback' },
+  { q: 'tickets marbles' },
+  { q: 'kalo' },
+  { q: '"print(total_3)"' },
+  { q: 'the' },
+  { q: '#### 4242' },
+  { q: 'zerodiv' },
+  { q: 'trace' },
+  { q: 't' },
+  { q: 'traceback', filter: { scoreMax: 0 }, label: 'score ≤ 0' },
+  { q: 'traceback', filter: { scoreMin: 1 }, label: 'score ≥ 1' },
+  { q: 'tick marb', filter: { fields: [{ name: 'acc', equals: 'true' }] }, label: 'acc = true' },
+  { q: '"print(total_3)"', filter: { scoreMax: 0 }, label: 'score ≤ 0' },
+];
+
+type BaselineSearch = (
+  prisma: PrismaClient,
+  query: SearchQuery,
+  options: { runId: string; countCap: number; phraseCandidates: number },
+) => Promise<{ matches: unknown[] }>;
+
+const { values: options } = parseArgs({ options: { baseline: { type: 'string', default: '4bfe8a8^' } } });
+const baselineCommit = execFileSync('git', ['rev-parse', options.baseline], { encoding: 'utf8' }).trim();
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function timed<T>(run: () => Promise<T>): Promise<[T, number]> {
+  const start = performance.now();
+  const result = await run();
+  return [result, performance.now() - start];
+}
+
+const count = (matches: unknown[]) => (matches.length > COUNT_CAP ? `${COUNT_CAP}+` : String(matches.length));
+
+async function main() {
+  // Beside this file, so its imports resolve from the bench package as the current version's do.
+  const baselineFile = new URL(`./baseline-search-samples-${process.pid}.ts`, import.meta.url);
+  await writeFile(
+    baselineFile,
+    execFileSync('git', ['show', `${baselineCommit}:packages/rollouts/src/search-samples.ts`], {
+      encoding: 'utf8',
+    }),
+  );
+  const database = await openDatabase({ url: DATABASE_URL });
+  try {
+    const baseline = ((await import(baselineFile.href)) as { searchSamples: BaselineSearch }).searchSamples;
+    const run = await database.prisma.rolloutRun.findUnique({ where: { name: RUN_NAME } });
+    if (!run) throw new Error(`no run ${RUN_NAME}: run bench/rollouts/run.ts first (it leaves the database)`);
+    const loadBefore = loadavg()[0]!;
+    const rows: string[] = [];
+    for (const { q, filter, label } of SEARCHES) {
+      const query = parseSearchQuery(q);
+      const current = () =>
+        searchSamples(database.prisma, query, {
+          runId: run.id,
+          countCap: COUNT_CAP,
+          checkBudget: query.phrases.length > 0 ? PHRASE_CANDIDATES : FILTER_CANDIDATES,
+          prefixTerms: PREFIX_TERMS,
+          ...(filter ? { where: sampleConditions({ fields: [], ...filter }) } : {}),
+        });
+      // The baseline has no filters: its answer to a filtered query is the unfiltered one, shown for contrast.
+      const before = () =>
+        baseline(database.prisma, query, {
+          runId: run.id,
+          countCap: COUNT_CAP,
+          phraseCandidates: PHRASE_CANDIDATES,
+        });
+      await current();
+      await before();
+      const ours: number[] = [];
+      const theirs: number[] = [];
+      let oursCount = '';
+      let theirsCount = '';
+      for (let index = 0; index < REPEATS; index++) {
+        const [now, nowMs] = await timed(current);
+        const [then, thenMs] = await timed(before);
+        ours.push(nowMs);
+        theirs.push(thenMs);
+        oursCount = count(now.matches);
+        theirsCount = count(then.matches);
+      }
+      const oursP95 = percentile(ours, 95);
+      const theirsP95 = percentile(theirs, 95);
+      rows.push(
+        `| \`${q}\` | ${label ?? '–'} | ${oursCount} | ${theirsCount} | ${percentile(ours, 50).toFixed(0)} / ${oursP95.toFixed(0)} | ` +
+          `${percentile(theirs, 50).toFixed(0)} / ${theirsP95.toFixed(0)} | ${(oursP95 / theirsP95).toFixed(2)}× |`,
+      );
+      console.log(rows.at(-1));
+    }
+    const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}`;
+    await writeResults(
+      new URL('SEARCH-AB.md', import.meta.url),
+      `# Search: prefixes and filters against the whole-word baseline\n\n` +
+        `- Command: \`${COMMAND}\` (after \`node --import tsx bench/rollouts/run.ts\`, which leaves its database)\n` +
+        `- Baseline: \`searchSamples\` at ${baselineCommit} (whole words only, no filters)\n` +
+        `- Date: ${new Date().toISOString()}\n` +
+        `- Machine: ${machine}; load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after (other work shares this machine)\n` +
+        `- Data: the 100 steps × 1000 samples of \`bench/rollouts/run.ts\`\n\n` +
+        `| query | filters | matches | baseline matches | ours p50 / p95 ms | baseline p50 / p95 ms | p95 ratio |\n| --- | --- | --- | --- | --- | --- | --- |\n${rows.join('\n')}\n\n` +
+        `Times are \`searchSamples\` alone, in process (the index reads and the candidates' checks; the API adds the ` +
+        `page's texts and snippets, the same for both), ${REPEATS} calls each after one warm-up, the two versions in turn. ` +
+        `The baseline cannot filter or read prefixes: its counts for those rows show what it answered instead.\n`,
+    );
+  } finally {
+    await database.close();
+    await rm(baselineFile, { force: true });
+  }
+}
+
+await main();
