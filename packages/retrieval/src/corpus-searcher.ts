@@ -23,7 +23,9 @@ export interface CorpusSearch {
 }
 
 /** Passages read from the database per query while an index is built. */
-const LOAD_BATCH = 50_000;
+const LOAD_BATCH = 10_000;
+/** Passages indexed between two turns of the event loop while an index is built. */
+const YIELD_EVERY = 500;
 
 interface LoadedIndex {
   index: Bm25Index;
@@ -159,9 +161,12 @@ export class CorpusSearcher {
     for (;;) {
       const batch = await pending;
       if (batch.length === LOAD_BATCH) pending = page(batch[batch.length - 1]!.line);
-      for (const row of batch) {
+      for (const [index, row] of batch.entries()) {
         builder.add(row.contents);
         lines.push(row.line);
+        // Building a big corpus's index takes seconds of CPU: let the server's other requests (and the page
+        // being fetched, whose answer has a deadline) through now and then.
+        if (index % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
       }
       if (batch.length < LOAD_BATCH) break;
     }

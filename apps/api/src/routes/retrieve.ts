@@ -1,5 +1,9 @@
 import type { PrismaClient } from '@fusebox/db/client';
-import { isDatabaseUnavailable } from '@fusebox/db/database-unavailable';
+import {
+  DATABASE_RETRY_AFTER_S,
+  databaseOutageDetail,
+  isDatabaseUnavailable,
+} from '@fusebox/db/database-unavailable';
 import { GroupCommit } from '@fusebox/db/group-commit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Limiter, LimiterTimeoutError, isLimiterError } from '@fusebox/rate-limiter';
@@ -69,7 +73,8 @@ class RetrieveRefusal extends Error {
  * corpus is the path's (`/retrieve/NAME`), else FUSEBOX_RETRIEVE_CORPUS, else the only one imported. Searches run
  * under their own limiter key; every call, answered or refused, is recorded in `retrieval_call`. Refusals answer
  * `{detail, code[, field]}`: 422 for a body out of bounds, 404 for an unknown corpus, 400 when no corpus is
- * chosen, 429 (Retry-After) when no permit comes in FUSEBOX_LIMITER_TIMEOUT_S.
+ * chosen, 429 (Retry-After) when no permit comes in FUSEBOX_LIMITER_TIMEOUT_S, 503 (Retry-After) when the
+ * database does not answer.
  */
 export async function registerRetrieveRoutes(
   app: FastifyInstance,
@@ -200,6 +205,13 @@ function answerError(error: FastifyError | RetrieveRefusal, request: FastifyRequ
       code: error.code,
       ...(error.field !== undefined ? { field: error.field } : {}),
     });
+  }
+  if (isDatabaseUnavailable(error)) {
+    request.log.warn({ err: error, url: request.url }, 'retrieve: database unavailable');
+    return reply
+      .code(503)
+      .header('retry-after', String(DATABASE_RETRY_AFTER_S))
+      .send({ detail: databaseOutageDetail(error), code: 'FUSEBOX_DATABASE_UNAVAILABLE' });
   }
   // Fastify's own refusals: a body that is not JSON (400), too large (413), of another content type (415).
   const status =
