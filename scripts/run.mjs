@@ -4,7 +4,8 @@
 // It uses only Node's standard library, because it runs before `npm ci` has installed anything.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -188,11 +189,40 @@ function ensureRuntimeNodeModules(names) {
   writeFileSync(stamp, packages.join('\n'));
 }
 
+/**
+ * Warms the Go build cache that go and go_test runs start from (a copy each): testify, compiled once here,
+ * instead of in every fresh sandbox (22 s there).
+ */
+function ensureGoCache(names) {
+  if (!names.includes('go_test') || existsSync(PROFILES.goCache)) return;
+  if (process.getuid?.() !== 0)
+    fail(`the Go build cache goes in ${PROFILES.goCache}, which needs root: run setup as root`);
+  log(`warming the Go build cache in ${PROFILES.goCache}`);
+  const work = mkdtempSync(join(tmpdir(), 'fusebox-gocache-'));
+  writeFileSync(
+    join(work, 'warm_test.go'),
+    'package main\nimport (\n\t"testing"\n\t"github.com/stretchr/testify/assert"\n\t"github.com/stretchr/testify/require"\n)\nfunc TestWarm(t *testing.T) { assert.True(t, true); require.True(t, true) }\n',
+  );
+  mkdirSync(dirname(PROFILES.goCache), { recursive: true });
+  const cache = `${PROFILES.goCache}.partial`;
+  rmSync(cache, { recursive: true, force: true });
+  mustRun('go', ['test', 'warm_test.go'], {
+    cwd: work,
+    env: { ...process.env, GO111MODULE: 'off', GOPATH: '/usr/share/gocode', GOCACHE: cache },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  // Sandboxes run as other uids: they copy it, so they must be able to read all of it.
+  mustRun('chmod', ['-R', 'a+rX', cache]);
+  renameSync(cache, PROFILES.goCache);
+  rmSync(work, { recursive: true, force: true });
+}
+
 function setup({ forTests, languages }) {
   const runtime = [...APT_RUNTIME, ...languagePackages(languages)];
   log(`languages: ${languages.join(' ')}`);
   ensureAptPackages(forTests ? [...runtime, ...APT_TEST] : runtime);
   ensureRuntimeNodeModules(languages);
+  ensureGoCache(languages);
   ensureNpmPackages();
   generatePrismaClient();
   buildDashboard();

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Language } from '@fusebox/sandbox-client/protocol';
 import { randomName } from './random-name';
+import { RUNTIME_GO_CACHE } from './runtime-profiles';
 
 /** How one language runs: where the code goes, and the commands of its compile and run steps. */
 export interface LanguageRunner {
@@ -30,8 +31,16 @@ const CPP_LINK_FLAGS = existsSync('/usr/include/openssl/ssl.h')
 /**
  * Go in GOPATH mode over Debian's Go sources (/usr/share/gocode), where the go_test profile's testify lives:
  * SandboxFusion's go.mod requires testify from a module proxy, which a sandbox without network cannot reach.
+ * Its build cache starts as a copy of the one setup warmed (RUNTIME_GO_CACHE): testify compiled in a fresh
+ * sandbox took 22 s here, from the copy under 2 s.
  */
-const GO = ['/usr/bin/env', 'GO111MODULE=off', 'GOPATH=/usr/share/gocode', 'go'];
+const GO = [
+  '/bin/sh',
+  '-c',
+  '[ -d "$0" ] && [ ! -e /tmp/.fusebox-gocache ] && cp -R "$0" /tmp/.fusebox-gocache; ' +
+    'exec env GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE=/tmp/.fusebox-gocache go "$@"',
+  RUNTIME_GO_CACHE,
+];
 
 /** SandboxFusion puts javatuples on Java's class path; the java profile installs Debian's (libjavatuples-java). */
 const JAVA_CLASS_PATH = '.:/usr/share/java/javatuples.jar';

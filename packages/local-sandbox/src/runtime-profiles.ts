@@ -23,6 +23,9 @@ export const RUNTIME_PROFILES = profiles.languages satisfies Record<Language, Ru
 /** Where setup installs the profiles' npm packages: under /usr, which every sandbox sees read-only. */
 export const RUNTIME_NODE_MODULES = profiles.nodeModules;
 
+/** The Go build cache setup warms with testify, which each go and go_test run starts from (a copy). */
+export const RUNTIME_GO_CACHE = profiles.goCache;
+
 /** The languages `npm start` installs when FUSEBOX_LANGUAGES is unset. */
 export const DEFAULT_PROFILE = profiles.default as Language[];
 
