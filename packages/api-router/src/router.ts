@@ -3,6 +3,7 @@ import { executionsRouter } from './routers/executions';
 import { healthRouter } from './routers/health';
 import { limiterRouter } from './routers/limiter';
 import { overviewRouter } from './routers/overview';
+import { retrievalRouter } from './routers/retrieval';
 import { rolloutsRouter } from './routers/rollouts';
 import { sessionsRouter } from './routers/sessions';
 import { tasksRouter } from './routers/tasks';
@@ -13,6 +14,7 @@ export const appRouter = createTRPCRouter({
   health: healthRouter,
   limiter: limiterRouter,
   overview: overviewRouter,
+  retrieval: retrievalRouter,
   rollouts: rolloutsRouter,
   sessions: sessionsRouter,
   tasks: tasksRouter,

@@ -22,6 +22,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             <Link href="/executions">Executions</Link>
             <Link href="/sessions">Sessions</Link>
             <Link href="/rollouts">Rollouts</Link>
+            <Link href="/retrieval">Retrieval</Link>
           </nav>
         </header>
         <main>
