@@ -113,7 +113,11 @@ export const LANGUAGE_RUNNERS: Partial<Record<Language, LanguageRunner>> = {
   },
   php: {
     ...interpreted('.php', ['php', '-f']),
-    prepare: (code) => (code.includes('<?php') ? code : `<?php\n${code}`),
+    // As SandboxFusion: leading whitespace dropped (PHP would print it), the tag added unless the code opens with it.
+    prepare: (code) => {
+      const trimmed = code.trimStart();
+      return trimmed.startsWith('<?php') ? trimmed : `<?php\n${trimmed}`;
+    },
   },
   lua: interpreted('.lua', ['lua']),
   R: interpreted('.R', ['Rscript']),

@@ -151,6 +151,18 @@ describe('languages', () => {
     },
   );
 
+  it('runs php as SandboxFusion does: leading whitespace dropped, the opening tag added when missing', async () => {
+    const php = (await executor().languages()).find((status) => status.language === 'php');
+    const indented = await hello('php', '\n    <?php\n    echo "a";\n    ?>\n');
+    const bare = await hello('php', 'echo "b";');
+    if (!php?.available) {
+      expect(indented.response.status).toBe('SandboxError');
+      return;
+    }
+    expect(indented.response.run_result?.stdout).toBe('a');
+    expect(bare.response.run_result?.stdout).toBe('b');
+  });
+
   it('runs sql in an in-memory sqlite3 database, and fails at the first bad statement', async () => {
     const ok = await hello(
       'sql',
