@@ -2,6 +2,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { HUGE_LINE, RARE_WORD, SAMPLES_PER_STEP, STEPS, writeRolloutDump } from '../fixtures/rollout-dump';
 import { fusebox } from '../fusebox-cli';
 import { saveScreenshot } from '../screenshots';
+import { API_URL } from '../stack';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -135,6 +136,64 @@ test('full-text search across steps marks the match in the list and in the sampl
   // The match is inside the folded <think> block, which opens itself to show it.
   await expect(page.getByLabel('conversation').locator('mark')).toHaveText([RARE_WORD]);
   await saveScreenshot(page, 'rollouts-search');
+});
+
+test('search applies the filter bar and keeps it on screen; a word finds the words it begins', async ({
+  page,
+}) => {
+  // Every sample "computes"; of each step's six, only line 1 scores at most 0.5 (0.1, 0.2, 0.3).
+  await openBrowser(page, `/rollouts/${runId}/browse?step=1`);
+  await page.getByLabel('maximum score').fill('0.5');
+  await page.getByLabel('maximum score').press('Enter');
+  await expect(page).toHaveURL(/max=0\.5/);
+  await page.getByLabel('search all steps').fill('COMPUT');
+  await page.getByLabel('search all steps').press('Enter');
+  const results = page.getByRole('list', { name: 'search results' });
+  await expect(page.getByText('3 matches for')).toContainText('under the filters');
+  await expect(results.locator('.score-chip')).toHaveText(['0.1', '0.2', '0.3']);
+  await expect(results.locator('mark').first()).toHaveText('compute');
+  await expect(page.getByRole('form', { name: 'filters' })).toBeVisible();
+  await expect(page.getByLabel('maximum score')).toHaveValue('0.5');
+
+  // The same view from a link, and without the filter the search finds every sample.
+  await openBrowser(page, `/rollouts/${runId}/browse?step=1&max=0.5&q=comput`);
+  await expect(results.locator('.score-chip')).toHaveText(['0.1', '0.2', '0.3']);
+  await page.getByLabel('maximum score').fill('');
+  await page.getByLabel('maximum score').press('Enter');
+  await expect(page.getByText(`${STEPS * SAMPLES_PER_STEP} matches for`)).toBeVisible();
+});
+
+test('a tool call shows the sandbox run behind it, failed ones red, linked to the execution', async ({
+  page,
+  request,
+}) => {
+  // The fixture's step 1 line 1 asks for a = 4 and answers 28; line 2 a = 5. verl would have sent these codes.
+  const ran = await request.post(`${API_URL}/run_code`, {
+    data: { code: 'a = 4\nb = 7\nprint(a * b)', language: 'python' },
+  });
+  expect(await ran.json()).toMatchObject({ status: 'Success', run_result: { stdout: '28\n' } });
+  const timedOut = await request.post(`${API_URL}/run_code`, {
+    data: { code: 'a = 5\nb = 7\nprint(a * b)', language: 'python', run_timeout: 0.001 },
+  });
+  expect(await timedOut.json()).toMatchObject({
+    status: 'Failed',
+    run_result: { status: 'TimeLimitExceeded' },
+  });
+
+  await openBrowser(page, `/rollouts/${runId}/browse?step=1&line=1`);
+  const call = page.getByRole('region', { name: 'tool call code_interpreter' }).first();
+  await expect(call.getByLabel('execution')).toContainText('Success · exit 0');
+  await expect(call).toContainText('the run whose output this response shows');
+  await expect(call).not.toHaveClass(/failed/);
+
+  await openBrowser(page, `/rollouts/${runId}/browse?step=1&line=2`);
+  const failed = page.getByRole('region', { name: 'tool call code_interpreter' }).first();
+  await expect(failed.getByLabel('execution')).toContainText('Failed · time limit');
+  await expect(failed).toHaveClass(/failed/);
+  await saveScreenshot(page, 'rollouts-tool-run');
+  await failed.getByLabel('execution').click();
+  await expect(page.getByRole('heading', { name: /Execution/ })).toContainText('Failed');
+  await expect(page.getByLabel('code', { exact: true })).toContainText('a = 5');
 });
 
 test.describe('with JavaScript off', () => {
