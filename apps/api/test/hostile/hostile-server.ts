@@ -7,7 +7,7 @@ const DELEGATE_CGROUPS = fileURLToPath(
   new URL('../../../../packages/local-sandbox/bin/delegate-cgroups.sh', import.meta.url),
 );
 
-/** An unprivileged user a root test starts the server as, with a cgroup subtree delegated to it as setup would. */
+/** An unprivileged user a root test starts the server as, with a cgroup subtree delegated to it first. */
 export interface ServerUser {
   uid: number;
   gid: number;
@@ -63,10 +63,23 @@ export interface RunAnswer {
   files: Record<string, string>;
 }
 
+/**
+ * `FUSEBOX_HOSTILE_SERVER_UID=<uid>` (a root test run) starts every hostile server as that uid, so that the whole
+ * suite proves its probes against an unprivileged Fusebox (README: "Running as an unprivileged user").
+ */
+function userFromEnvironment(): ServerUser | undefined {
+  const uid = process.env.FUSEBOX_HOSTILE_SERVER_UID;
+  if (uid === undefined || uid === '') return undefined;
+  if (!/^[1-9]\d*$/.test(uid))
+    throw new Error(`FUSEBOX_HOSTILE_SERVER_UID must be a uid other than 0: ${uid}`);
+  return { uid: Number(uid), gid: Number(uid) };
+}
+
 export async function startHostileServer(
   env: Record<string, string> = {},
-  user?: ServerUser,
+  asUser?: ServerUser,
 ): Promise<HostileServer> {
+  const user = asUser ?? userFromEnvironment();
   if (user !== undefined) execFileSync(DELEGATE_CGROUPS, [String(user.uid)], { stdio: 'pipe' });
   const database: TestDatabase = await createTestDatabase();
   const server = await startServer(

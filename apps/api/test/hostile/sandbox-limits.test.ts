@@ -12,8 +12,12 @@ import { contained, hostProcesses, openSession, probePython, runCode, useProbes 
 
 const isRoot = process.getuid?.() === 0;
 const NOBODY = 65534;
+// (With FUSEBOX_HOSTILE_SERVER_UID set, every hostile server runs as that uid: the root one is left out.)
 const SERVERS: { as: string; user?: ServerUser }[] = isRoot
-  ? [{ as: 'root' }, { as: 'nobody', user: { uid: NOBODY, gid: NOBODY } }]
+  ? [
+      ...(process.env.FUSEBOX_HOSTILE_SERVER_UID ? [] : [{ as: 'root' }]),
+      { as: 'nobody', user: { uid: NOBODY, gid: NOBODY } },
+    ]
   : [{ as: "this test's user" }];
 const MAX_PROCESSES = 64;
 const MEMORY_CAP_BYTES = 256 * 1024 * 1024;
