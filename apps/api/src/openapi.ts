@@ -27,7 +27,9 @@ import {
   sandboxSessionSchema,
   validationErrorSchema,
 } from './openapi-responses';
+import { readEnv } from './env';
 import { languagesResponseSchema } from './routes/languages';
+import { retrieveErrorSchema, retrieveRequestSchema, retrieveResponseSchema } from './routes/retrieve';
 import { createSessionSchema, runCellSchema } from './routes/sandbox-sessions';
 import {
   computeRewardResponseSchema,
@@ -316,6 +318,8 @@ function buildDocument() {
           },
         },
       },
+      '/retrieve': retrieveRoute('the only corpus imported, or FUSEBOX_RETRIEVE_CORPUS'),
+      '/retrieve/{corpus}': retrieveRoute('the corpus the path names'),
       '/compute_reward': {
         post: {
           tags: [TAGS.agent],
@@ -326,6 +330,27 @@ function buildDocument() {
             ...sessionErrors(400, 404, 429, 503),
           },
         },
+      },
+    },
+  };
+}
+
+/** Search-R1's retrieval server (verl's SearchTool), on `corpus`; the bounds shown are the defaults. */
+function retrieveRoute(corpus: string) {
+  const refusal = (description: string) => json(description, retrieveErrorSchema);
+  return {
+    post: {
+      tags: [TAGS.agent],
+      summary: `BM25 passages for each query from ${corpus}; every call is recorded`,
+      requestBody: body(retrieveRequestSchema(readEnv({}))),
+      responses: {
+        200: json('Per query, its passages best first', retrieveResponseSchema),
+        400: refusal('Several corpora and none named, or a body that is not JSON'),
+        404: refusal('No corpus of that name is imported'),
+        422: refusal('A field out of bounds (queries, topk, return_scores), named in `field`'),
+        429: refusal('No search permit within FUSEBOX_LIMITER_TIMEOUT_S (Retry-After)'),
+        503: refusal('The database does not answer (Retry-After)'),
+        ...unauthorized,
       },
     },
   };

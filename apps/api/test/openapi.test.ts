@@ -14,6 +14,7 @@ import {
   validationErrorSchema,
 } from '../src/openapi-responses';
 import { languagesResponseSchema } from '../src/routes/languages';
+import { retrieveErrorSchema } from '../src/routes/retrieve';
 import { createServerExecutor } from '../src/sandbox-executor';
 import { buildServer } from '../src/server';
 import {
@@ -45,6 +46,8 @@ const ROUTES = [
   'DELETE /v1/sandbox/sessions/{id}',
   'POST /v1/sandbox/sessions/{id}/run',
   'POST /v1/sandbox/sessions/{id}/restart',
+  'POST /retrieve',
+  'POST /retrieve/{corpus}',
   'POST /start_instance',
   'POST /process_action',
   'POST /postprocess',
@@ -101,7 +104,7 @@ describe('GET /openapi.json', () => {
     expect(described.sort()).toEqual([...ROUTES].sort());
     for (const route of described) {
       const [method, path] = route.split(' ') as ['GET' | 'POST' | 'DELETE', string];
-      expect(app.hasRoute({ method, url: path.replace('{id}', ':id') }), route).toBe(true);
+      expect(app.hasRoute({ method, url: path.replace(/\{(\w+)\}/, ':$1') }), route).toBe(true);
     }
     // Only the liveness probe is open when FUSEBOX_API_TOKEN is set.
     expect(document.paths['/v1/ping']?.get?.security).toEqual([]);
@@ -147,5 +150,6 @@ describe('GET /openapi.json', () => {
     expectShape(computeRewardResponseSchema, (await call('POST', '/compute_reward', { sid })).body);
     expectShape(postprocessResponseSchema, (await call('POST', '/postprocess', { sid })).body);
     expectShape(sessionErrorSchema, (await call('POST', '/process_action', { sid })).body);
+    expectShape(retrieveErrorSchema, (await call('POST', '/retrieve/nope', { queries: ['x'] })).body);
   });
 });

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import type { PrismaClient } from '@fusebox/db/client';
 import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { retrieveResponseSchema } from '../src/routes/retrieve';
 import { type RunningServer, runCli, startServer } from './serve-process';
 
 const CLIENT = fileURLToPath(new URL('./python/verl_search_client.py', import.meta.url));
@@ -74,6 +75,7 @@ describe('POST /retrieve, as verl’s SearchTool and Search-R1 call it, on a cor
       text: string;
     };
     expect(status).toBe(200);
+    expect(retrieveResponseSchema.safeParse(body).error).toBeUndefined();
     expect(body.result).toHaveLength(2);
     expect(body.result.map((docs) => docs.map((doc) => doc.document.id))).toEqual([
       ['0', '3'],

@@ -25,7 +25,7 @@ const RETRY_AFTER_S = 2;
 const DEFAULT_TOPK = 3;
 
 /** The request of Search-R1's retrieval server, as verl's SearchTool sends it, bounded by the settings. */
-function retrieveRequestSchema(env: Env) {
+export function retrieveRequestSchema(env: Env) {
   return z.object({
     queries: z
       .array(
@@ -53,6 +53,22 @@ function retrieveRequestSchema(env: Env) {
     return_scores: z.boolean({ error: 'expected true or false' }).nullish().transform(Boolean),
   });
 }
+
+const documentSchema = z.object({ id: z.string(), contents: z.string() });
+
+/** The answer: per query, its passages best first, with scores (`return_scores`) or without. */
+export const retrieveResponseSchema = z.object({
+  result: z.array(
+    z.array(z.union([z.object({ document: documentSchema, score: z.number() }), documentSchema])),
+  ),
+});
+
+/** What a refusal answers. */
+export const retrieveErrorSchema = z.object({
+  detail: z.string(),
+  code: z.string(),
+  field: z.string().optional(),
+});
 
 /** A request refused with a status and a message naming what is wrong. */
 class RetrieveRefusal extends Error {
