@@ -155,8 +155,8 @@ export class CorpusSearcher {
     // one is indexed, so reading and tokenizing overlap.
     const page = (after: number) => this.prisma.$queryRaw<{ line: number; contents: string }[]>`
       SELECT "line", "contents" FROM "retrieval_document"
-      WHERE "corpus_id" = ${corpusId}::uuid AND "line" > ${after}
-      ORDER BY "line" LIMIT ${LOAD_BATCH}`;
+      WHERE "corpus_id" = ${corpusId}::uuid AND "line" > ${after}::int
+      ORDER BY "line" LIMIT ${LOAD_BATCH}::int`;
     let pending = page(0);
     for (;;) {
       const batch = await pending;
