@@ -10,5 +10,6 @@ export function trpcContext(services: Services): RouterContext {
     health: () => checkHealth(services),
     load: (signal) => sampleLoad(services, signal),
     watchLoad: (signal) => watchLoad(services, signal),
+    languages: async () => (services.executor ? services.executor.languages() : []),
   };
 }

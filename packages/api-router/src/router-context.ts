@@ -1,5 +1,6 @@
 import type { PrismaClient } from '@fusebox/db/client';
 import type { Health } from './health';
+import type { LanguageRow } from './languages';
 import type { LiveLoad } from './live-load';
 
 /**
@@ -13,4 +14,6 @@ export interface RouterContext {
   load: (signal?: AbortSignal) => Promise<LiveLoad>;
   /** The same, once a second until `signal` aborts; every subscriber of one server shares one sampler. */
   watchLoad: (signal: AbortSignal) => AsyncIterable<LiveLoad>;
+  /** Every SandboxFusion language as the host's executor runs it; empty without a local executor. */
+  languages: () => Promise<LanguageRow[]>;
 }

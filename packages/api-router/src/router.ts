@@ -1,6 +1,7 @@
 import { createCallerFactory, createTRPCRouter } from './init';
 import { executionsRouter } from './routers/executions';
 import { healthRouter } from './routers/health';
+import { languagesRouter } from './routers/languages';
 import { limiterRouter } from './routers/limiter';
 import { overviewRouter } from './routers/overview';
 import { retrievalRouter } from './routers/retrieval';
@@ -12,6 +13,7 @@ import { tasksRouter } from './routers/tasks';
 export const appRouter = createTRPCRouter({
   executions: executionsRouter,
   health: healthRouter,
+  languages: languagesRouter,
   limiter: limiterRouter,
   overview: overviewRouter,
   retrieval: retrievalRouter,

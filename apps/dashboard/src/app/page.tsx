@@ -1,5 +1,6 @@
 import { connection } from 'next/server';
 import { HealthCard } from '~/components/health-card';
+import { LanguagesCard } from '~/components/languages-card';
 import { apiAddress } from '~/env';
 import { LoadOverview } from '~/overview/load-overview';
 
@@ -11,6 +12,7 @@ export default async function OverviewPage() {
       <h1>Overview</h1>
       <LoadOverview api={apiAddress} />
       <HealthCard />
+      <LanguagesCard />
     </>
   );
 }
