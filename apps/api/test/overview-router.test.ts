@@ -76,4 +76,68 @@ describe('the overview router', () => {
     expect(gpu.sandboxQueueMs).toMatchObject({ p50: 0 });
     expect(gpu.sandboxQueueMs.p95).toBeCloseTo(450, 0);
   });
+
+  it('counts every execution on the executor, gated or not, and splits errors by whose they are', async () => {
+    // Beside the three "gpu" runs above (40-50 s ago): "cpu" and ungated executions, 15-20 s ago.
+    const start = Date.now() - 50_000;
+    const at = (seconds: number) => new Date(start + seconds * 1000);
+    const row = (fields: Record<string, unknown>) => ({
+      source: 'run_code',
+      language: 'python',
+      code: 'x',
+      runMs: 100,
+      ...fields,
+    });
+    await services.prisma.execution.createMany({
+      data: [
+        // With its permit at once, then 1 s in the executor's queue.
+        row({
+          limiterKey: 'cpu',
+          status: 'Success',
+          requestedAt: at(30),
+          acquiredAt: at(30),
+          finishedAt: at(31.1),
+          queueWaitMs: 1000,
+        }),
+        // Answered 429 at the gate: never reached the executor.
+        row({
+          limiterKey: 'cpu',
+          status: 'Refused',
+          message: '429',
+          requestedAt: at(30),
+          finishedAt: at(30),
+          runMs: null,
+        }),
+        row({
+          limiterKey: 'cpu',
+          status: 'Failed',
+          runStatus: 'TimeLimitExceeded',
+          requestedAt: at(31),
+          acquiredAt: at(31),
+          finishedAt: at(32),
+          runMs: 1000,
+        }),
+        row({ status: 'SandboxError', requestedAt: at(33), acquiredAt: at(33), finishedAt: at(33.2) }),
+        row({ status: 'Abandoned', requestedAt: at(34), finishedAt: at(35), runMs: null }),
+      ],
+    });
+    const history = await caller.overview.history({ minutes: 2, bucketSeconds: 5 });
+    const byKey = new Map(history.keys.map((key) => [key.key, key]));
+    const cpu = byKey.get('cpu')!;
+    expect(cpu.finished).toBe(3);
+    expect(cpu.statuses).toEqual({ Success: 1, Refused: 1, Failed: 1 });
+    expect(cpu.outcomes).toEqual({ Success: 1, Refused: 1, Timeout: 1 });
+    const executor = byKey.get('executor')!;
+    // 3 gpu + 2 cpu that got a permit + 2 ungated.
+    expect(executor.finished).toBe(7);
+    expect(executor.perSecond).toBeCloseTo(7 / 60);
+    expect(executor.statuses).toEqual({ Success: 3, Failed: 2, SandboxError: 1, Abandoned: 1 });
+    expect(executor.outcomes).toEqual({ Success: 3, Failed: 1, Timeout: 1, SandboxError: 1, Abandoned: 1 });
+    expect(executor.points.reduce((sum, point) => sum + point.finished, 0)).toBe(7);
+    expect(Math.max(...executor.points.map((point) => point.inFlight))).toBe(3);
+    // The executor's wait is the slot's alone: the gated runs' permit waits are their keys'.
+    expect(executor.permitWaitMs).toEqual({ p50: 0, p95: 0 });
+    // Slot waits 0, 0, 0, 0, 0, 500 (gpu: 2.5 s queued, 2 s of it for the permit) and 1000 (cpu).
+    expect(executor.sandboxQueueMs.p95).toBeCloseTo(850, 0);
+  });
 });

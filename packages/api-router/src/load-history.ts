@@ -1,4 +1,5 @@
 import type { PrismaClient } from '@fusebox/db/client';
+import { Prisma } from '@fusebox/db/prisma';
 import { EXECUTOR_KEY } from './live-load';
 
 /** One time bucket of a key's history. */
@@ -25,15 +26,77 @@ export interface KeyHistory {
   permitWaitMs: { p50: number | null; p95: number | null };
   /** Waiting, permit in hand, for a slot of the executor: the sandbox machine itself being the bottleneck. */
   sandboxQueueMs: { p50: number | null; p95: number | null };
-  /** Finished executions by SandboxFusion status (Success, Failed, SandboxError). */
+  /**
+   * Finished executions by recorded status: SandboxFusion's (Success, Failed, SandboxError) and the requests
+   * that got no execution's answer (Refused, Abandoned, Error).
+   */
   statuses: Record<string, number>;
+  /** The same executions by whose fault they ended so (see `OUTCOMES`). */
+  outcomes: Partial<Record<Outcome, number>>;
 }
+
+/**
+ * Why an execution ended as it did, for the overview's error split: the model's code failing (`Failed`) or
+ * running out of time (`Timeout`) is the model's doing; `SandboxError` and `Error` are the infrastructure's;
+ * `Refused` (a 4xx/5xx before running, 429s among them) and `Abandoned` (its client went away) are requests
+ * that never got an answer.
+ */
+export const OUTCOMES = [
+  'Success',
+  'Failed',
+  'Timeout',
+  'SandboxError',
+  'Error',
+  'Refused',
+  'Abandoned',
+] as const;
+export type Outcome = (typeof OUTCOMES)[number];
 
 export interface LoadHistory {
   from: number;
   to: number;
   bucketSeconds: number;
   keys: KeyHistory[];
+}
+
+/**
+ * Each execution once per key whose load it was, as (key, status, outcome, wait_from, run_from, run_to,
+ * compile_ms, run_ms, permit_ms, sandbox_ms): under its limiter key, waiting from its request and running from
+ * its permit; and under the executor, which every execution that reached a sandbox slot loaded, gated or not,
+ * waiting from its permit (or its request, ungated) and running from its slot. `where` filters `execution e`.
+ */
+function keyedExecutions(where: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`(
+    SELECT e."limiter_key" AS "key", e."status", ${OUTCOME} AS "outcome", e."requested_at" AS "wait_from",
+      e."acquired_at" AS "run_from", e."finished_at" AS "run_to", e."compile_ms", e."run_ms", p."permit_ms",
+      greatest(e."queue_wait_ms" - p."permit_ms", 0) AS "sandbox_ms"
+    FROM "execution" e, ${PERMIT_MS}
+    WHERE e."limiter_key" IS NOT NULL AND ${where}
+    UNION ALL
+    SELECT ${EXECUTOR_KEY}, e."status", ${OUTCOME},
+      CASE WHEN e."limiter_key" IS NULL THEN e."requested_at" ELSE e."acquired_at" END,
+      CASE WHEN e."limiter_key" IS NULL THEN e."acquired_at"
+        ELSE least(greatest(e."acquired_at", e."requested_at" + e."queue_wait_ms" * interval '1 millisecond'), e."finished_at") END,
+      e."finished_at", e."compile_ms", e."run_ms", 0::float8,
+      CASE WHEN e."limiter_key" IS NULL THEN e."queue_wait_ms" ELSE greatest(e."queue_wait_ms" - p."permit_ms", 0) END
+    FROM "execution" e, ${PERMIT_MS}
+    WHERE (e."limiter_key" IS NULL OR e."acquired_at" IS NOT NULL) AND ${where}
+  ) keyed`;
+}
+
+/** An execution's wait for its permit (requested → acquired), in ms; 0 when it got none. */
+const PERMIT_MS = Prisma.sql`LATERAL (
+  SELECT coalesce(extract(epoch FROM e."acquired_at" - e."requested_at") * 1000, 0)::float8 AS "permit_ms") p`;
+
+/** An execution's `Outcome`: a Failed run or compile that hit its time limit is a Timeout. */
+const OUTCOME = Prisma.sql`CASE WHEN e."status" = 'Failed'
+    AND 'TimeLimitExceeded' IN (coalesce(e."run_status", ''), coalesce(e."compile_status", '')) THEN 'Timeout'
+  ELSE e."status" END`;
+
+function tally(entries: [string, number][]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const [name, count] of entries) counts[name] = (counts[name] ?? 0) + count;
+  return counts;
 }
 
 /** Executions that started this long before the window are not looked for (runs time out well before). */
@@ -78,10 +141,9 @@ export async function loadHistory(
   const size = options.bucketSeconds;
   const window = await prisma.$queryRaw<BucketRow[]>`
     WITH ex AS (
-      SELECT coalesce("limiter_key", ${EXECUTOR_KEY}) AS "key", "requested_at", "acquired_at", "finished_at"
-      FROM "execution"
-      WHERE "requested_at" >= ${from}::timestamptz - ${LONGEST_RUN}::interval AND "requested_at" <= ${to}
-        AND ("finished_at" IS NULL OR "finished_at" >= ${from}::timestamptz - ${LONGEST_RUN}::interval)
+      SELECT "key", "wait_from" AS "requested_at", "run_from" AS "acquired_at", "run_to" AS "finished_at"
+      FROM ${keyedExecutions(Prisma.sql`e."requested_at" >= ${from}::timestamptz - ${LONGEST_RUN}::interval AND e."requested_at" <= ${to}
+        AND (e."finished_at" IS NULL OR e."finished_at" >= ${from}::timestamptz - ${LONGEST_RUN}::interval)`)}
     ), events AS (
       SELECT "key", "acquired_at" AS t, 1 AS run, 0 AS wait, 0 AS fin FROM ex WHERE "acquired_at" IS NOT NULL
       UNION ALL SELECT "key", "finished_at", -1, 0, 1 FROM ex WHERE "acquired_at" IS NOT NULL AND "finished_at" IS NOT NULL
@@ -106,26 +168,23 @@ export async function loadHistory(
       coalesce(sum(fin), 0)::int AS finished
     FROM ranked GROUP BY "key", bucket ORDER BY "key", bucket`;
 
+  const finishedInWindow = keyedExecutions(
+    Prisma.sql`e."requested_at" >= ${from}::timestamptz - ${LONGEST_RUN}::interval AND e."finished_at" >= ${from}
+      AND e."finished_at" <= ${to}`,
+  );
   const summaries = await prisma.$queryRaw<SummaryRow[]>`
-    SELECT coalesce("limiter_key", ${EXECUTOR_KEY}) AS "key", count(*)::int AS finished,
-      count(*) FILTER (WHERE "finished_at" >= ${to}::timestamptz - interval '1 minute')::int AS last_minute,
+    SELECT "key", count(*)::int AS finished,
+      count(*) FILTER (WHERE "run_to" >= ${to}::timestamptz - interval '1 minute')::int AS last_minute,
       percentile_cont(0.5) WITHIN GROUP (ORDER BY coalesce("compile_ms", 0) + "run_ms") AS run_p50,
       percentile_cont(0.95) WITHIN GROUP (ORDER BY coalesce("compile_ms", 0) + "run_ms") AS run_p95,
-      percentile_cont(0.5) WITHIN GROUP (ORDER BY permit_ms) AS permit_p50,
-      percentile_cont(0.95) WITHIN GROUP (ORDER BY permit_ms) AS permit_p95,
-      percentile_cont(0.5) WITHIN GROUP (ORDER BY greatest("queue_wait_ms" - permit_ms, 0)) AS sandbox_p50,
-      percentile_cont(0.95) WITHIN GROUP (ORDER BY greatest("queue_wait_ms" - permit_ms, 0)) AS sandbox_p95
-    FROM "execution",
-      LATERAL (SELECT coalesce(extract(epoch FROM "acquired_at" - "requested_at") * 1000, 0)::float8 AS permit_ms) permit
-    WHERE "requested_at" >= ${from}::timestamptz - ${LONGEST_RUN}::interval AND "finished_at" >= ${from}
-      AND "finished_at" <= ${to}
+      percentile_cont(0.5) WITHIN GROUP (ORDER BY "permit_ms") AS permit_p50,
+      percentile_cont(0.95) WITHIN GROUP (ORDER BY "permit_ms") AS permit_p95,
+      percentile_cont(0.5) WITHIN GROUP (ORDER BY "sandbox_ms") AS sandbox_p50,
+      percentile_cont(0.95) WITHIN GROUP (ORDER BY "sandbox_ms") AS sandbox_p95
+    FROM ${finishedInWindow}
     GROUP BY 1`;
-  const statuses = await prisma.$queryRaw<{ key: string; status: string; count: number }[]>`
-    SELECT coalesce("limiter_key", ${EXECUTOR_KEY}) AS "key", "status", count(*)::int AS "count"
-    FROM "execution"
-    WHERE "requested_at" >= ${from}::timestamptz - ${LONGEST_RUN}::interval AND "finished_at" >= ${from}
-      AND "finished_at" <= ${to}
-    GROUP BY 1, 2`;
+  const statuses = await prisma.$queryRaw<{ key: string; status: string; outcome: string; count: number }[]>`
+    SELECT "key", "status", "outcome", count(*)::int AS "count" FROM ${finishedInWindow} GROUP BY 1, 2, 3`;
 
   const count = Math.ceil((options.minutes * 60) / size);
   const keys = [...new Set([...window.map((row) => row.key), ...summaries.map((row) => row.key)])].sort();
@@ -162,9 +221,8 @@ export async function loadHistory(
         runMs: { p50: summary?.run_p50 ?? null, p95: summary?.run_p95 ?? null },
         permitWaitMs: { p50: summary?.permit_p50 ?? null, p95: summary?.permit_p95 ?? null },
         sandboxQueueMs: { p50: summary?.sandbox_p50 ?? null, p95: summary?.sandbox_p95 ?? null },
-        statuses: Object.fromEntries(
-          statuses.filter((row) => row.key === key).map((row) => [row.status, row.count]),
-        ),
+        statuses: tally(statuses.filter((row) => row.key === key).map((row) => [row.status, row.count])),
+        outcomes: tally(statuses.filter((row) => row.key === key).map((row) => [row.outcome, row.count])),
       };
     }),
   };

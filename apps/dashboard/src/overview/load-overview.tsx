@@ -10,6 +10,7 @@ import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
 import { type ApiAddress, FirstExecution } from '~/components/first-execution';
 import { formatMs } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
+import { ErrorSplit } from './error-split';
 
 type Outputs = inferRouterOutputs<AppRouter>;
 type LiveLoad = Outputs['limiter']['stats'];
@@ -46,9 +47,6 @@ function KeyCard({
   const inFlight = live?.inFlight ?? 0;
   const waiting = live?.waiting ?? 0;
   const state = verdict(inFlight, limit, waiting, live?.source === 'executor' ? 'slot' : 'permit');
-  const statuses = history?.statuses ?? {};
-  const finished = Object.values(statuses).reduce((sum, count) => sum + count, 0);
-  const errors = finished - (statuses.Success ?? 0);
   return (
     <section className="card key-card" aria-label={`limiter ${keyName}`}>
       <h2>
@@ -78,10 +76,18 @@ function KeyCard({
         </div>
       </div>
       {live?.source === 'executor' ? (
-        <p className="muted">
-          Its queue shows on each limiter&apos;s card as <em>sandbox queue</em>: time spent with a permit,
-          waiting for a slot here.
-        </p>
+        <>
+          <p className="muted">
+            Every execution this API process ran, whichever key gated it. Its queue shows on each
+            limiter&apos;s card as <em>sandbox queue</em>: time spent with a permit, waiting for a slot here.
+          </p>
+          <dl>
+            <dt>errors ({MINUTES} min)</dt>
+            <dd data-testid={`errors-${keyName}`}>
+              <ErrorSplit history={history} />
+            </dd>
+          </dl>
+        </>
       ) : (
         <dl>
           <dt>run time p50 / p95</dt>
@@ -101,12 +107,8 @@ function KeyCard({
             {formatMs(history?.sandboxQueueMs.p50)} / {formatMs(history?.sandboxQueueMs.p95)}
           </dd>
           <dt>errors ({MINUTES} min)</dt>
-          <dd>
-            {finished === 0
-              ? '–'
-              : `${((errors / finished) * 100).toFixed(1)}% of ${finished}: ${Object.entries(statuses)
-                  .map(([status, count]) => `${status} ${count}`)
-                  .join(', ')}`}
+          <dd data-testid={`errors-${keyName}`}>
+            <ErrorSplit history={history} />
           </dd>
         </dl>
       )}
