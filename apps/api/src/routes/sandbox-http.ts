@@ -185,8 +185,6 @@ export function refusal(error: unknown): Refusal | undefined {
     return { status: 429, detail, retryAfterSeconds: LIMITER_TIMEOUT_RETRY_AFTER_S };
   if (error instanceof LimiterUnavailableError)
     return { status: 503, detail, retryAfterSeconds: DATABASE_RETRY_AFTER_S };
-  if (isDatabaseUnavailable(error))
-    return { status: 503, detail: databaseOutageDetail(error), retryAfterSeconds: DATABASE_RETRY_AFTER_S };
   if (error instanceof LimiterClosedError || error instanceof ExecutorClosedError)
     return { status: 503, detail };
   if (error instanceof SessionLimitError)
@@ -195,6 +193,9 @@ export function refusal(error: unknown): Refusal | undefined {
   if (error instanceof SessionBusyError || error instanceof SessionDeadError) return { status: 409, detail };
   if (error instanceof UnsafePathError) return { status: 422, detail };
   if (error instanceof UpstreamSandboxError) return { status: 502, detail };
+  // Last: the typed errors above may carry a connection error of their own (an upstream refusing connections).
+  if (isDatabaseUnavailable(error))
+    return { status: 503, detail: databaseOutageDetail(error), retryAfterSeconds: DATABASE_RETRY_AFTER_S };
   return undefined;
 }
 
