@@ -9,6 +9,8 @@ import { useRewardSessions } from './reward-episodes';
 
 interface LanguageCase {
   language: string;
+  /** Which form of the test this is, where a language has several. */
+  form?: string;
   /** One assert test of add(a, b). */
   test: string;
   right: string;
@@ -88,6 +90,29 @@ const CASES: LanguageCase[] = [
     // The JVM reserves a quarter of the machine's memory for its heap at start.
     memoryLimitMB: -1,
   },
+  // The same tests with main in its other forms: arguments, a throws clause, a result, an early return.
+  {
+    language: 'cpp',
+    form: 'main with arguments, unsynced iostreams',
+    test: '#include <iostream>\nint main(int argc, char** argv) {\n  std::ios::sync_with_stdio(false);\n  std::cout << add(2, 3);\n  if (add(2, 3) != 5 || add(-4, 1) != -3) return 1;\n}',
+    right: 'int add(int a, int b) { return a + b; }',
+    exits: '#include <cstdlib>\nint add(int a, int b) { std::quick_exit(0); }',
+  },
+  {
+    language: 'rust',
+    form: 'main returning a Result',
+    test: 'fn main() -> Result<(), String> {\n    if add(2, 3) != 5 || add(-4, 1) != -3 {\n        return Err("wrong".into());\n    }\n    Ok(())\n}',
+    right: 'fn add(a: i32, b: i32) -> i32 { a + b }',
+    exits: 'fn add(_a: i32, _b: i32) -> i32 { std::process::exit(0) }',
+  },
+  {
+    language: 'java',
+    form: 'varargs main with a throws clause and an early return',
+    test: 'public class Main {\n  static public void main(final String... argv)\n      throws Exception {\n    if (Solution.add(2, 3) == 5 && Solution.add(-4, 1) == -3) return;\n    throw new Exception("wrong");\n  }\n}',
+    right: 'class Solution { static int add(int a, int b) { return a + b; } }',
+    exits: 'class Solution { static int add(int a, int b) { Runtime.getRuntime().halt(0); return 0; } }',
+    memoryLimitMB: -1,
+  },
   {
     // A fixture: the trusted runner does not judge it, pytest does, in the model's process.
     language: 'pytest',
@@ -97,14 +122,17 @@ const CASES: LanguageCase[] = [
   },
 ];
 
-const task = (language: string) => ({ name: `forgery-exit-${language}`, language });
+const task = ({ language, form }: LanguageCase) => ({
+  name: `forgery-exit-${language}${form === undefined ? '' : `-${form.replaceAll(/\W+/g, '-')}`}`,
+  language,
+});
 const { episode, watched } = useRewardSessions(
-  CASES.map(({ language, test, memoryLimitMB }) => ({
-    ...task(language),
+  CASES.map((c) => ({
+    ...task(c),
     prompt: 'Write add(a, b).',
     session_mode: 'fresh',
-    tests: [{ name: 'add', code: test }],
-    ...(memoryLimitMB === undefined ? {} : { memory_limit_mb: memoryLimitMB }),
+    tests: [{ name: 'add', code: c.test }],
+    ...(c.memoryLimitMB === undefined ? {} : { memory_limit_mb: c.memoryLimitMB }),
   })),
 );
 
@@ -112,11 +140,11 @@ describe(
   'assert tests outside the trusted runner, against a solution that exits 0',
   { timeout: 180_000 },
   () => {
-    it.each(CASES)(
-      '$language: no reward for exiting 0 before the test checks; the right solution scores',
-      async (c) => {
+    it.each(CASES.map((c) => [c.form === undefined ? c.language : `${c.language} (${c.form})`, c] as const))(
+      '%s: no reward for exiting 0 before the test checks; the right solution scores',
+      async (_title, c) => {
         const [forged, control] = await watched(() =>
-          Promise.all([episode(task(c.language), [c.exits]), episode(task(c.language), [c.right])]),
+          Promise.all([episode(task(c), [c.exits]), episode(task(c), [c.right])]),
         );
         expect(control.reward, JSON.stringify(control.detail)).toMatchObject({ reward: 1, f2p_count: 1 });
         expect(forged.reward, JSON.stringify(forged.detail)).toMatchObject({ reward: 0, f2p_count: 0 });
