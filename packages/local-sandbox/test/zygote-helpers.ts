@@ -17,10 +17,16 @@ export async function forkedPython(
   return executor.runCode({ code, language: 'python', ...extra });
 }
 
-/** True when `pid` is a zygote or a process forked from one (a keeper, a run's init, a program). */
+/**
+ * True when `pid` is a zygote or a process forked from one (a keeper, a run's init, a program): Python with the
+ * zygote's argv (bubblewrap, which started it, carries that argv too).
+ */
 export function isZygoteProcess(pid: string): boolean {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(ZYGOTE_ARGV_MARK);
+    return (
+      readFileSync(`/proc/${pid}/comm`, 'utf8') === 'python3\n' &&
+      readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(ZYGOTE_ARGV_MARK)
+    );
   } catch {
     return false;
   }
