@@ -1,3 +1,4 @@
+import { open } from 'node:fs/promises';
 import type { SqlClient, SqlTransaction } from '@fusebox/db/sql-client';
 import { copySamples } from './copy-samples';
 import type { DumpFile } from './dump-files';
@@ -22,8 +23,9 @@ export interface FileImportResult {
 
 export interface FileImportOptions {
   /**
-   * Whether a last line without a newline is complete. verl ends every line with one, so while training may
-   * still be writing a file (`--watch`), an unterminated line is left for the next pass.
+   * Whether the file is finished being written, so a last line without a newline may be taken: it is, if it is
+   * whole JSON (a part of a line is left for the next pass either way). verl ends every line with one, so while
+   * training may still be writing a file (`--watch`), an unterminated line is left for the next pass.
    */
   final: boolean;
   onProblem(problem: ImportProblem): void;
@@ -71,6 +73,27 @@ export async function importDumpFile(
   }
 }
 
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the byte before `offset` is a newline: whether the file's imported part ends a line. */
+async function endsLine(path: string, offset: number): Promise<boolean> {
+  const handle = await open(path, 'r');
+  try {
+    const byte = Buffer.alloc(1);
+    await handle.read(byte, 0, 1, offset - 1);
+    return byte[0] === 0x0a;
+  } finally {
+    await handle.close();
+  }
+}
+
 async function importPiece(
   tx: SqlTransaction,
   runId: string,
@@ -101,14 +124,28 @@ async function importPiece(
   let rejected = 0;
   let last = true;
   const postings = new TermPostings();
+  // An earlier import took a last line whose newline had not been written yet: that newline, when it comes,
+  // ends the line already imported and is no line of its own.
+  let newlineOwed = start > 0 && !(await endsLine(file.path, start));
   async function* samples(): AsyncGenerator<SampleRow> {
     for await (const line of readLines(file.path, start)) {
+      if (newlineOwed) {
+        newlineOwed = false;
+        if (line.complete && line.text === '') {
+          options.onBytes?.(line.end - end);
+          end = line.end;
+          continue;
+        }
+      }
       if (!line.complete && !options.final) break;
+      const parsed = line.text.trim() === '' ? null : parseDumpLine(line.text, lineNumber + 1);
+      // Once the file is quiet, a last line without its newline is taken if it is whole JSON; a part of a line
+      // is left until its rest is written, rather than rejected now and its rest rejected later.
+      if (!line.complete && parsed && !parsed.ok && !isJson(line.text)) break;
       lineNumber += 1;
       options.onBytes?.(line.end - end);
       end = line.end;
-      if (line.text.trim() !== '') {
-        const parsed = parseDumpLine(line.text, lineNumber);
+      if (parsed) {
         if (parsed.ok) {
           added += 1;
           postings.add(lineNumber, [parsed.row.input, parsed.row.output]);

@@ -196,4 +196,70 @@ describe('importing verl rollout dumps', () => {
     await watching;
     expect(passes.reduce((a, b) => a + b, 0)).toBe(3);
   });
+
+  describe('a last line written in two parts', () => {
+    const whole = JSON.stringify(dumpLine({ score: 0.5, request_id: 'split' }));
+    const cut = whole.indexOf('"output"');
+
+    async function lines(runName: string) {
+      const { rows } = await client.query<{ line: number; request_id: string | null }>(
+        `SELECT line, request_id FROM rollout_sample s JOIN rollout_run r ON r.id = s.run_id
+         WHERE r.name = $1 ORDER BY step, line`,
+        [runName],
+      );
+      return rows.map((row) => [row.line, row.request_id]);
+    }
+
+    // A one-shot import treats every file as finished, as a watcher does once the file is quiet (`quietMs`):
+    // both used to reject the first part, then its rest, losing the sample.
+    for (const [mode, quietMs] of [
+      ['two one-shot imports', undefined],
+      ['--watch, after the file went quiet', 0],
+    ] as const) {
+      it(`loses nothing across ${mode}`, async () => {
+        const name = `split-${quietMs ?? 'once'}`;
+        const dir = await writeDump({ '1.jsonl': [dumpLine({ request_id: 'first' })] });
+        await appendFile(join(dir, '1.jsonl'), whole.slice(0, cut));
+        const problems: ImportProblem[] = [];
+        const options = {
+          dir,
+          name,
+          onProblem: (problem: ImportProblem) => problems.push(problem),
+          ...(quietMs === undefined ? {} : { quietMs }),
+        };
+        expect(await importDump(client, options)).toMatchObject({ added: 1, rejected: 0 });
+        await appendFile(join(dir, '1.jsonl'), `${whole.slice(cut)}\n`);
+        expect(await importDump(client, options)).toMatchObject({ added: 1, rejected: 0 });
+        expect(problems).toEqual([]);
+        expect(await lines(name)).toEqual([
+          [1, 'first'],
+          [2, 'split'],
+        ]);
+      });
+    }
+
+    it('takes a whole sample still missing its newline, and does not count the newline as a line', async () => {
+      const dir = await writeDump({ '1.jsonl': [] });
+      await appendFile(join(dir, '1.jsonl'), whole);
+      expect(await importDump(client, { dir, name: 'unterminated' })).toMatchObject({
+        added: 1,
+        rejected: 0,
+      });
+      await appendFile(join(dir, '1.jsonl'), `\n${JSON.stringify(dumpLine({ request_id: 'next' }))}\n`);
+      expect(await importDump(client, { dir, name: 'unterminated' })).toMatchObject({
+        added: 1,
+        rejected: 0,
+      });
+      expect(await lines('unterminated')).toEqual([
+        [1, 'split'],
+        [2, 'next'],
+      ]);
+    });
+
+    it('still rejects a last line that is whole JSON but no sample', async () => {
+      const dir = await writeDump({ '1.jsonl': [dumpLine()] });
+      await appendFile(join(dir, '1.jsonl'), '[1, 2]');
+      expect(await importDump(client, { dir, name: 'bad-last' })).toMatchObject({ added: 1, rejected: 1 });
+    });
+  });
 });
