@@ -44,8 +44,14 @@ test('the in-flight count rises while executions run and falls when they finish,
   for (const response of responses)
     expect((await response.json()) as { status: string }).toMatchObject({ status: 'Success' });
   await expect(inFlight).toHaveText('0', { timeout: 30_000 });
-  const card = page.getByRole('region', { name: 'limiter run_code' });
-  await expect(card).toContainText(/Success 6/, { timeout: 30_000 });
+  // Six runs, none failed: on run_code's card, and on the executor's, which counts every execution it ran.
+  await expect(page.getByTestId('errors-run_code')).toHaveText('0.0% of 6', { timeout: 30_000 });
+  await expect(page.getByTestId('errors-executor')).toHaveText('0.0% of 6', { timeout: 30_000 });
+  const failed = await request.post(`${API_URL}/run_code`, {
+    data: { code: 'import sys\nsys.exit(2)', language: 'python' },
+  });
+  expect(await failed.json()).toMatchObject({ status: 'Failed' });
+  await expect(page.getByTestId('errors-executor')).toContainText('model: Failed 1', { timeout: 30_000 });
   await expect(page.getByRole('img', { name: /run_code: in flight and waiting/ })).toBeVisible();
   await saveScreenshot(page, 'overview');
 });
