@@ -71,7 +71,9 @@ function askToolchain(toolchain: (typeof TOOLCHAIN_ROOTS)[number]): Promise<Tool
   return new Promise((resolve) => {
     execFile(toolchain.command, toolchain.args, { timeout: 30_000 }, (error, stdout) => {
       const root = stdout.trim();
-      if (error || !root.startsWith('/') || root.startsWith('/usr/') || !existsSync(join(root, 'bin'))) {
+      // Debian's own rustc answers `/usr` itself: that is in every sandbox already, nothing to bind or copy.
+      const inUsr = root === '/usr' || root.startsWith('/usr/');
+      if (error || !root.startsWith('/') || inUsr || !existsSync(join(root, 'bin'))) {
         resolve(undefined);
       } else {
         resolve({ host: root, mount: toolchain.mount });

@@ -10,12 +10,16 @@ import { overlapping, probePython, useProbes } from './sandbox-probe';
 const CANARY = `canary-${process.pid}-${Date.now()}`;
 const probes = useProbes({ HOSTILE_CANARY_SECRET: CANARY, FUSEBOX_HOSTILE_CANARY: CANARY });
 
-/** Where the host's `rustc` keeps its toolchain ('/usr/' when it has none of its own, or none at all). */
-function hostRustSysroot(): string {
+/**
+ * Where `rustc` keeps its toolchain for the user `pid` runs as (the server), as the server asks it: '/usr' when
+ * that user has none of its own (Debian's), or none at all.
+ */
+function serverRustSysroot(pid: number): string {
+  const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
   try {
-    return execFileSync('rustc', ['--print', 'sysroot'], { encoding: 'utf8' }).trim();
+    return execFileSync('rustc', ['--print', 'sysroot'], { encoding: 'utf8', uid, gid: uid }).trim();
   } catch {
-    return '/usr/';
+    return '/usr';
   }
 }
 
@@ -91,8 +95,9 @@ result["checkout"] = [os.path.exists(p) for p in ("/work", "${serverCwd}", "/roo
       expect(root).toMatch(
         /^\/(newroot|usr|etc|bus|fs|irq|sys|null|zero|full|random|urandom|tty|var\/lib\/fusebox\/toolchains)?(\/|$)/,
       );
-    // Control: where this machine has a toolchain outside /usr (rustup), the table does hold its mount.
-    if (!hostRustSysroot().startsWith('/usr/'))
+    // Control: where the server's user has a toolchain outside /usr (rustup), the table does hold its mount.
+    const sysroot = serverRustSysroot(serverPid as number);
+    if (sysroot !== '/usr' && !sysroot.startsWith('/usr/'))
       expect(lines.map((line) => line.split(' ')[4])).toContain('/opt/rust');
     // Controls: the table was read and names its own mounts, and its own working directory.
     expect(lines.length).toBeGreaterThan(5);
