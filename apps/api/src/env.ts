@@ -73,7 +73,7 @@ export const envSchema = z.object({
   /** When Fusebox runs as root: the first of the unprivileged host uids sandboxes run as, one per sandbox. */
   FUSEBOX_SANDBOX_UID_BASE: positiveInt(DEFAULT_SANDBOX_UID_BASE),
   /** `on`: Python /run_code runs are forked from warm interpreters (zygotes), one per executor slot. */
-  FUSEBOX_PYTHON_ZYGOTE: z.enum(['on', 'off'], { error: "expected 'on' or 'off'" }).default('off'),
+  FUSEBOX_PYTHON_ZYGOTE: z.enum(['on', 'off'], { error: "expected 'on' or 'off'" }).default('on'),
   /** Modules every zygote imports before its first run, comma-separated (not installed: skipped). */
   FUSEBOX_PYTHON_ZYGOTE_MODULES: z
     .string()

@@ -16,7 +16,9 @@ describe('readEnv', () => {
     });
   });
 
-  it('reads the Python zygote settings, and names a bad one', () => {
+  it('reads the Python zygote settings, on by default, and names a bad one', () => {
+    expect(readEnv({})).toMatchObject({ FUSEBOX_PYTHON_ZYGOTE: 'on', FUSEBOX_PYTHON_ZYGOTE_MAX_RUNS: 1000 });
+    expect(readEnv({ FUSEBOX_PYTHON_ZYGOTE: 'off' }).FUSEBOX_PYTHON_ZYGOTE).toBe('off');
     expect(
       readEnv({ FUSEBOX_PYTHON_ZYGOTE: 'on', FUSEBOX_PYTHON_ZYGOTE_MODULES: 'math,numpy.linalg' }),
     ).toMatchObject({ FUSEBOX_PYTHON_ZYGOTE: 'on', FUSEBOX_PYTHON_ZYGOTE_MODULES: ['math', 'numpy.linalg'] });
