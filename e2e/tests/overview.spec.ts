@@ -14,6 +14,19 @@ test('the overview shows the API and database as healthy', async ({ page }) => {
   await expect(health).toContainText('fusebox_test_e2e');
 });
 
+test('the overview lists each language with its toolchain version, or why it cannot run here', async ({
+  page,
+}) => {
+  await page.goto('/');
+  const card = page.getByRole('region', { name: 'Languages' });
+  const row = (language: string) => card.locator('tr', { has: page.getByText(language, { exact: true }) });
+  // The first listing asks every toolchain (JVMs included) for its version.
+  await expect(row('python')).toContainText(/Python 3\.\d+/, { timeout: 60_000 });
+  await expect(row('python')).toContainText('available');
+  await expect(row('julia')).toContainText('unavailable');
+  await expect(row('julia')).toContainText('no Debian 12 or npm package provides Julia');
+});
+
 test('before any execution, the overview says how to send the first one', async ({ page }) => {
   await page.goto('/');
   const empty = page.getByRole('region', { name: 'No executions yet' });
