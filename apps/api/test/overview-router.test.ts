@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Prisma } from '@fusebox/db/prisma';
 import { type RouterContext, createRouterContext } from './router-context';
 
 describe('the overview router', () => {
@@ -81,7 +82,10 @@ describe('the overview router', () => {
     // Beside the three "gpu" runs above (40-50 s ago): "cpu" and ungated executions, 15-20 s ago.
     const start = Date.now() - 50_000;
     const at = (seconds: number) => new Date(start + seconds * 1000);
-    const row = (fields: Record<string, unknown>) => ({
+    type ExecutionRow = Prisma.ExecutionCreateManyInput;
+    const row = (
+      fields: Partial<ExecutionRow> & Pick<ExecutionRow, 'status' | 'requestedAt' | 'finishedAt'>,
+    ): ExecutionRow => ({
       source: 'run_code',
       language: 'python',
       code: 'x',
@@ -139,5 +143,32 @@ describe('the overview router', () => {
     expect(executor.permitWaitMs).toEqual({ p50: 0, p95: 0 });
     // Slot waits 0, 0, 0, 0, 0, 500 (gpu: 2.5 s queued, 2 s of it for the permit) and 1000 (cpu).
     expect(executor.sandboxQueueMs.p95).toBeCloseTo(850, 0);
+  });
+
+  it("does not count a slot twice when a queued run takes it before the last one's answer is sent", async () => {
+    const start = Date.now() - 50_000;
+    const at = (seconds: number) => new Date(start + seconds * 1000);
+    // Two 4 s runs for one slot: the second was queued 4 s and started as the first freed the slot, 50 ms
+    // before the first's answer (and its finished_at) went out.
+    const run = (queueWaitMs: number, finished: number) => ({
+      source: 'run_code',
+      language: 'python',
+      code: 'x',
+      limiterKey: 'solo',
+      status: 'Success',
+      requestedAt: at(36),
+      acquiredAt: at(36),
+      finishedAt: at(finished),
+      queueWaitMs,
+      runMs: 4000,
+    });
+    await services.prisma.execution.createMany({ data: [run(0, 40.05), run(4000, 44.05)] });
+    const history = await caller.overview.history({ minutes: 2, bucketSeconds: 5 });
+    const executor = history.keys.find((key) => key.key === 'executor')!;
+    const during = executor.points.filter(
+      (point) => point.t + 5000 > start + 36_500 && point.t <= start + 43_500,
+    );
+    expect(during.length).toBeGreaterThan(0);
+    expect(Math.max(...during.map((point) => point.inFlight))).toBe(1);
   });
 });

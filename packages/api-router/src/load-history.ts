@@ -75,11 +75,16 @@ function keyedExecutions(where: Prisma.Sql): Prisma.Sql {
     UNION ALL
     SELECT ${EXECUTOR_KEY}, e."status", ${OUTCOME},
       CASE WHEN e."limiter_key" IS NULL THEN e."requested_at" ELSE e."acquired_at" END,
-      CASE WHEN e."limiter_key" IS NULL THEN e."acquired_at"
-        ELSE least(greatest(e."acquired_at", e."requested_at" + e."queue_wait_ms" * interval '1 millisecond'), e."finished_at") END,
-      e."finished_at", e."compile_ms", e."run_ms", 0::float8,
+      s."slot_from",
+      -- The slot is freed before the answer's finished_at is taken: a run ending on its own clock keeps a
+      -- queued run's start from overlapping its end, which would show more slots in use than there are.
+      least(e."finished_at", s."slot_from" + (coalesce(e."compile_ms", 0) + e."run_ms") * interval '1 millisecond'),
+      e."compile_ms", e."run_ms", 0::float8,
       CASE WHEN e."limiter_key" IS NULL THEN e."queue_wait_ms" ELSE greatest(e."queue_wait_ms" - p."permit_ms", 0) END
-    FROM "execution" e, ${PERMIT_MS}
+    FROM "execution" e, ${PERMIT_MS}, LATERAL (
+      SELECT CASE WHEN e."limiter_key" IS NULL THEN e."acquired_at"
+        ELSE least(greatest(e."acquired_at", e."requested_at" + e."queue_wait_ms" * interval '1 millisecond'), e."finished_at")
+      END AS "slot_from") s
     WHERE (e."limiter_key" IS NULL OR e."acquired_at" IS NOT NULL) AND ${where}
   ) keyed`;
 }
