@@ -55,4 +55,24 @@ describe('the executions router', () => {
       caller.executions.byId({ id: '0190d6c2-0000-7000-8000-000000000000' }),
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
+
+  it('filters by the statuses of requests that got no answer: Refused, Abandoned, Error', async () => {
+    await services.prisma.execution.createMany({
+      data: (['Refused', 'Abandoned', 'Error'] as const).map((status, index) => ({
+        source: 'run_code',
+        language: 'python',
+        code: 'print(1)',
+        status,
+        message: status === 'Refused' ? '429: 64 executions already waiting' : '',
+        requestedAt: new Date(base - 10_000 + index),
+      })),
+    });
+    for (const status of ['Refused', 'Abandoned', 'Error'] as const) {
+      const { items } = await caller.executions.list({ status });
+      expect(items.map((item) => item.status)).toEqual([status]);
+    }
+    await expect(caller.executions.list({ status: 'Lost' as 'Error' })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+    });
+  });
 });

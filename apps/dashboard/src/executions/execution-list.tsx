@@ -9,8 +9,23 @@ import { useQueryParams } from '~/components/use-query-params';
 import { InfiniteList } from '~/components/infinite-list';
 import { formatMs, formatTime } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
+import type { AppRouter } from '@fusebox/api-router';
+import type { inferRouterInputs } from '@trpc/server';
 
-const STATUSES = ['Success', 'Failed', 'SandboxError'] as const;
+type ListStatus = NonNullable<inferRouterInputs<AppRouter>['executions']['list']['status']>;
+
+/**
+ * SandboxFusion's statuses, then those of requests that got no execution's answer: refused before running
+ * (429s among them), abandoned by their client, or failed inside Fusebox.
+ */
+const STATUSES = [
+  'Success',
+  'Failed',
+  'SandboxError',
+  'Refused',
+  'Abandoned',
+  'Error',
+] as const satisfies readonly ListStatus[];
 
 /** `datetime-local` inputs speak local time without a zone; the URL keeps that text. */
 function toMs(local: string | null): number | undefined {

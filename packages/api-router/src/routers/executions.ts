@@ -7,7 +7,11 @@ import { toolCallExecutions, toolCallInput } from '../tool-call-executions';
 /** Tool calls looked up at once: more than one sample's worth. */
 const MAX_TOOL_CALLS = 100;
 
-const STATUSES = ['Success', 'Failed', 'SandboxError'] as const;
+/**
+ * What an execution row's status may be: SandboxFusion's, and for a request that got no execution's answer,
+ * Refused, Abandoned or Error (see the `execution` model).
+ */
+const STATUSES = ['Success', 'Failed', 'SandboxError', 'Refused', 'Abandoned', 'Error'] as const;
 
 const listInput = z.object({
   status: z.enum(STATUSES).optional(),
