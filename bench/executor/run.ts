@@ -12,6 +12,7 @@ import { startServer } from '@fusebox/api/testing';
 import { createPrismaClient } from '@fusebox/db/client';
 import { createPostgresTestDatabase } from '@fusebox/db/testing';
 import { writeResults } from '../write-results';
+import { BWRAP_FLOOR, spawnCall } from './floor';
 
 const COMMAND = 'node --conditions=@fusebox/source --import tsx bench/executor/run.ts';
 const CODE = 'print(1)';
@@ -19,53 +20,12 @@ const CONCURRENCIES = [1, 4, 16];
 /** Calls per measurement at each concurrency; the first tenth of each is warm-up, not counted. */
 const CALLS: Record<number, number> = { 1: 100, 4: 200, 16: 400 };
 const CELL_CALLS = 2_000;
-/** The floor: the same bubblewrap isolation as ARCHITECTURE.md's baseline, spawned bare. */
-const BWRAP = [
-  '--unshare-all',
-  '--die-with-parent',
-  '--new-session',
-  '--uid',
-  '65534',
-  '--gid',
-  '65534',
-  '--ro-bind',
-  '/usr',
-  '/usr',
-  '--symlink',
-  'usr/lib',
-  '/lib',
-  '--symlink',
-  'usr/lib64',
-  '/lib64',
-  '--symlink',
-  'usr/bin',
-  '/bin',
-  '--proc',
-  '/proc',
-  '--dev',
-  '/dev',
-  '--tmpfs',
-  '/tmp',
-];
 
 type Call = () => Promise<void>;
 interface Measure {
   p50: number;
   p99: number;
   perSecond: number;
-}
-
-function spawnCall(command: string, args: string[]): Call {
-  return () =>
-    new Promise((resolve, reject) => {
-      const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-      let out = '';
-      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-      child.on('error', reject);
-      child.on('close', (code) =>
-        code === 0 && out === '1\n' ? resolve() : reject(new Error(`${command}: ${code} ${out}`)),
-      );
-    });
 }
 
 async function measure(call: Call, concurrency: number, calls: number): Promise<Measure> {
@@ -181,8 +141,8 @@ async function main() {
           throw new Error(JSON.stringify(answer));
       },
     ],
-    ['bare bwrap spawn (floor)', spawnCall('bwrap', [...BWRAP, '/usr/bin/python3', '-c', CODE])],
-    ['bare python3 -c (no sandbox)', spawnCall('/usr/bin/python3', ['-c', CODE])],
+    ['bare bwrap spawn (floor)', spawnCall(['bwrap', ...BWRAP_FLOOR, '/usr/bin/python3', '-c', CODE], '1\n')],
+    ['bare python3 -c (no sandbox)', spawnCall(['/usr/bin/python3', '-c', CODE], '1\n')],
   ];
 
   const results = new Map<string, Measure[]>();
