@@ -78,6 +78,14 @@ export async function buildServer(services: Services, options: ServerOptions = {
   // One for /retrieve and search sessions alike: each corpus's index is built once per process, and every
   // search counts against one limiter key.
   const searcher = new CorpusSearcher(services.prisma);
+  // Indexes are built once the server is up, so verl's first searches do not wait minutes for a big corpus.
+  app.addHook('onReady', (done) => {
+    void searcher.warm().then(
+      (built) => built.length > 0 && app.log.info(`search indexes built: ${JSON.stringify(built)}`),
+      (error: unknown) => app.log.warn({ err: error }, 'could not build the search indexes ahead'),
+    );
+    done();
+  });
   const searchLimiter = await openRetrieveLimiter(services.env);
   app.addHook('onClose', () => searchLimiter.close());
   await registerRetrieveRoutes(app, { ...services, searcher, limiter: searchLimiter });

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { PrismaClient } from '@fusebox/db/client';
 import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { retrieveResponseSchema } from '../src/routes/retrieve';
 import { type RunningServer, runCli, startServer } from './serve-process';
 
@@ -90,6 +90,19 @@ describe('POST /retrieve, as verl’s SearchTool and Search-R1 call it, on a cor
     expect(text.split('\n---\n')[0]).toBe(
       'Doc 1 (Title: "Hamlet")\nHamlet is a tragedy written by William Shakespeare around 1600.\n\n' +
         'Doc 2 (Title: "Macbeth")\nMacbeth is a tragedy by William Shakespeare, first performed in 1606.',
+    );
+  });
+
+  it('builds the corpus index when the server starts, before any search asks for it', async () => {
+    await vi.waitFor(
+      () =>
+        expect(server.output()).toContain(
+          'search indexes built: [{\\"name\\":\\"wiki\\",\\"documents\\":4}]',
+        ),
+      {
+        timeout: 60_000,
+        interval: 200,
+      },
     );
   });
 

@@ -94,6 +94,23 @@ export class CorpusSearcher {
     throw new CorpusChoiceError(corpora.length === 0 ? [] : await this.#names());
   }
 
+  /**
+   * Builds every imported corpus's index now rather than on its first search (which would wait for it: about
+   * 2 minutes for 1M passages on a busy 2-core machine). Resolves to what was built.
+   */
+  async warm(): Promise<{ name: string; documents: number }[]> {
+    const corpora = await this.prisma.retrievalCorpus.findMany({
+      select: { id: true, name: true, documentCount: true, updatedAt: true },
+      orderBy: { name: 'asc' },
+    });
+    const built: { name: string; documents: number }[] = [];
+    for (const corpus of corpora) {
+      const { index } = await this.#index(corpus);
+      built.push({ name: corpus.name, documents: index.documents });
+    }
+    return built;
+  }
+
   /** The `topk` best passages of the corpus for each query. */
   async search(options: {
     corpus: CorpusRef;

@@ -163,6 +163,15 @@ describe('importing a Search-R1 corpus and searching it', () => {
     );
   });
 
+  it("builds every corpus's index ahead of the first search when warmed", async () => {
+    const counts = await opened.sql.query<{ name: string; document_count: number }>(
+      `SELECT "name", "document_count" FROM "retrieval_corpus" ORDER BY "name"`,
+    );
+    expect(await new CorpusSearcher(opened.prisma).warm()).toEqual(
+      counts.rows.map((row) => ({ name: row.name, documents: row.document_count })),
+    );
+  });
+
   it('names the corpora when a search names an unknown one or none among several', async () => {
     const searcher = new CorpusSearcher(opened.prisma, { refreshMs: 0 });
     await expect(searcher.resolveCorpus('nope')).rejects.toThrow(
