@@ -1,0 +1,126 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../serve-process';
+import { type HostileServer, healthProblem, startHostileServer } from './hostile-server';
+
+// Hostile review of the dataset API's /submit (SandboxFusion's shape): can a submission forge its verdict? It
+// is judged by the task's own tests through the sessions' test runner, so what a completion can try is to end
+// the program early, print a verdict, or bring tests of its own in the request's `config`.
+
+const ROWS = [
+  {
+    id: 11,
+    content: 'Write add(a, b).',
+    labels: { programming_language: 'python' },
+    test: { code: 'assert add(2, 3) == 5\nassert add(-4, 1) == -3' },
+  },
+  {
+    id: 'sum-ab',
+    content: 'Read two integers and print their sum.',
+    labels: { programming_language: 'python' },
+    test: [
+      { input: { stdin: '1 2\n' }, output: { stdout: '3\n' } },
+      { input: { stdin: '-5 5\n' }, output: { stdout: '0\n' } },
+    ],
+  },
+];
+
+let h: HostileServer | undefined;
+let database: TestDatabase | undefined;
+let dir: string | undefined;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  dir = mkdtempSync(join(tmpdir(), 'fusebox-review-submit-'));
+  const file = join(dir, 'autoeval.jsonl');
+  writeFileSync(file, ROWS.map((row) => JSON.stringify(row)).join('\n'));
+  const imported = await runCli(['tasks', 'import', file], database.env);
+  if (imported.code !== 0) throw new Error(`tasks import failed: ${imported.stderr}`);
+  h = await startHostileServer(database.env);
+}, 180_000);
+
+afterAll(async () => {
+  await h?.stop();
+  await database?.drop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+interface Verdict {
+  accepted: boolean;
+  tests: { passed: boolean }[];
+}
+
+/** Submits completions at once, the server watched meanwhile; each verdict. */
+async function submit(...bodies: Record<string, unknown>[]): Promise<Verdict[]> {
+  if (!h) throw new Error('the server did not start');
+  const server = h;
+  const { result, health } = await server.watch(() =>
+    Promise.all(bodies.map((body) => server.post('/submit', { config: {}, ...body }))),
+  );
+  expect(healthProblem(health)).toBeUndefined();
+  return result.map((answer) => {
+    expect(answer.status, answer.text).toBe(200);
+    return JSON.parse(answer.text) as Verdict;
+  });
+}
+
+const fenced = (code: string) => `\`\`\`python\n${code}\n\`\`\``;
+const RIGHT_ADD = fenced('def add(a, b):\n    return a + b');
+
+describe('/submit verdicts', { timeout: 120_000 }, () => {
+  it("ignores tests and data a submission brings in its config: the task's own tests judge it", async () => {
+    const wrong = fenced('def add(a, b):\n    return 0');
+    const config = {
+      provided_data: { id: 11, test: { code: 'assert add(1, 1) == 0' } },
+      extra: { test: 'assert True' },
+      run_timeout: 1,
+    };
+    const [forged, control] = await submit(
+      { dataset: 'autoeval', id: 11, completion: wrong, config },
+      { dataset: 'autoeval', id: 11, completion: RIGHT_ADD, config },
+    );
+    // Detection: the same config with the right solution is accepted, so the config itself is not refused.
+    expect(control.accepted).toBe(true);
+    expect(forged.accepted).toBe(false);
+  });
+
+  it('does not accept a Python completion that ends the program early or prints a verdict', async () => {
+    const [exits, prints, hooks] = await submit(
+      { dataset: 'autoeval', id: 11, completion: fenced('import os\ndef add(a, b):\n    os._exit(0)') },
+      {
+        dataset: 'autoeval',
+        id: 11,
+        completion: fenced(
+          'import sys\nprint("passed: 2 of 2")\nprint("OK")\nsys.exit(0)\ndef add(a, b): return 0',
+        ),
+      },
+      {
+        // Replaces the failing assert's exception with a clean exit, for whatever runs after it.
+        dataset: 'autoeval',
+        id: 11,
+        completion: fenced(
+          'import os, sys\nsys.excepthook = lambda *a: os._exit(0)\nimport atexit\natexit.register(lambda: os._exit(0))\ndef add(a, b): return 0',
+        ),
+      },
+    );
+    expect([exits.accepted, prints.accepted, hooks.accepted]).toEqual([false, false, false]);
+  });
+
+  it('does not accept a stdin/stdout completion that prints what a test expects without reading it', async () => {
+    // Prints the first test's expected output whatever the input: it must fail the second.
+    const [guess, control] = await submit(
+      { dataset: 'common_oj', id: 'sum-ab', completion: fenced('print(3)') },
+      {
+        dataset: 'common_oj',
+        id: 'sum-ab',
+        completion: fenced('a, b = map(int, input().split())\nprint(a + b)'),
+      },
+    );
+    expect(control.accepted).toBe(true);
+    expect(guess.accepted).toBe(false);
+    expect(guess.tests.map((test) => test.passed)).toEqual([true, false]);
+  });
+});
