@@ -21,8 +21,9 @@ export function forkable(request: RunCodeRequest): boolean {
 /**
  * Runs a forkable `/run_code` request (see {@link forkable}) in a run forked from an idle zygote, and answers as
  * the cold path does. Resolves undefined when no zygote is idle, or when the zygote died before the program
- * started: the caller then runs the request cold, so a zygote's crash never fails a request. A run that overruns
- * its timeout, or is aborted, kills its whole zygote (which is then replaced).
+ * started: the caller then runs the request cold, so a zygote's crash never fails a request. Once the program
+ * has started, the zygote's death ends the run as a killed one (137). A run that overruns its timeout, or is
+ * aborted, kills its whole zygote (which is then replaced).
  */
 export async function runForked(
   request: RunCodeRequest,
@@ -84,14 +85,14 @@ async function forkRun(
     });
     const ended = parseEvent(await sandbox.events.next(), 'ran', 2);
     clearTimeout(timer);
-    if (ended === undefined && !run.timedOut) {
-      signal?.throwIfAborted();
-      // The zygote died under a running program, and not by our hand: it was not the program's doing (nothing
-      // in a run can reach its zygote), so the request is run again, cold.
+    if (ended === undefined) {
+      // The zygote died under a running program (or said something else). That is the run's outcome, as a dead
+      // driver is on the cold path (137, what it printed so far), never a second attempt: the program may have
+      // had a hand in it (its memory is charged to the zygote's cgroup, so the OOM killer may pick the zygote),
+      // and a re-run would give it a fresh seed and a second full timeout.
       kill();
-      return undefined;
-    }
-    if (ended !== undefined) {
+      run.endedAt ??= performance.now();
+    } else {
       run.endedAt = performance.now();
       [run.status, run.ranTo] = ended;
     }

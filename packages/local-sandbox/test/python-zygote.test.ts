@@ -110,25 +110,36 @@ describe('forked Python runs', () => {
     expect(next.response.run_result?.stdout).toBe('next\n');
   });
 
-  it('survive a killed zygote, before or during a run, with no failed request', async () => {
+  it('survive a killed zygote: before a run, the run goes cold; during one, it ends killed, never re-run', async () => {
     const pids = await zygotePids(executor());
     expect(pids).toHaveLength(1);
     for (const pid of pids) process.kill(pid, 'SIGKILL');
     const after = await executor().runCode({ code: 'print("after")', language: 'python' });
     expect(after.response).toMatchObject({ status: 'Success', run_result: { stdout: 'after\n' } });
 
-    const running = run('import time\ntime.sleep(1)\nprint("survived")');
-    // Once the program runs, its zygote dies under it: the request is run again, cold.
+    const running = run('import time\nprint("started", flush=True)\ntime.sleep(1)\nprint("finished")');
     await waitFor(() => readdirSync('/proc').some((pid) => isSleepingProgram(pid)));
     for (const pid of await zygotePids(executor(), { waitForIdle: false })) process.kill(pid, 'SIGKILL');
+    // The program may have had a hand in its zygote's death (their memory is charged together), so the run is
+    // not given a second attempt: it answers as a killed run, with what it printed.
     const { response } = await running;
-    expect(response).toMatchObject({ status: 'Success', run_result: { stdout: 'survived\n' } });
+    expect(response).toMatchObject({
+      status: 'Failed',
+      run_result: { status: 'Finished', return_code: 137, stdout: 'started\n' },
+    });
+    const next = await run('print("next")');
+    expect(next.response).toMatchObject({ status: 'Success', run_result: { stdout: 'next\n' } });
   });
 });
 
+/** A program forked from a zygote, asleep in `time.sleep` (so past what it printed before). */
 function isSleepingProgram(pid: string): boolean {
   try {
-    return isZygoteProcess(pid) && readFileSync(`/proc/${pid}/status`, 'utf8').includes('Seccomp:\t2');
+    return (
+      isZygoteProcess(pid) &&
+      readFileSync(`/proc/${pid}/status`, 'utf8').includes('Seccomp:\t2') &&
+      readFileSync(`/proc/${pid}/wchan`, 'utf8') === 'hrtimer_nanosleep'
+    );
   } catch {
     return false;
   }
