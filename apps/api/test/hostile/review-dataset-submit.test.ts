@@ -1,10 +1,6 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../serve-process';
-import { type HostileServer, healthProblem, startHostileServer } from './hostile-server';
+import { describe, expect, it } from 'vitest';
+import { healthProblem } from './hostile-server';
+import { useImportedServer } from './review-imported-server';
 
 // Hostile review of the dataset API's /submit (SandboxFusion's shape): can a submission forge its verdict? It
 // is judged by the task's own tests through the sessions' test runner, so what a completion can try is to end
@@ -28,25 +24,7 @@ const ROWS = [
   },
 ];
 
-let h: HostileServer | undefined;
-let database: TestDatabase | undefined;
-let dir: string | undefined;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  dir = mkdtempSync(join(tmpdir(), 'fusebox-review-submit-'));
-  const file = join(dir, 'autoeval.jsonl');
-  writeFileSync(file, ROWS.map((row) => JSON.stringify(row)).join('\n'));
-  const imported = await runCli(['tasks', 'import', file], database.env);
-  if (imported.code !== 0) throw new Error(`tasks import failed: ${imported.stderr}`);
-  h = await startHostileServer(database.env);
-}, 180_000);
-
-afterAll(async () => {
-  await h?.stop();
-  await database?.drop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+const server = useImportedServer([{ kind: 'tasks', rows: ROWS }]);
 
 interface Verdict {
   accepted: boolean;
@@ -55,10 +33,9 @@ interface Verdict {
 
 /** Submits completions at once, the server watched meanwhile; each verdict. */
 async function submit(...bodies: Record<string, unknown>[]): Promise<Verdict[]> {
-  if (!h) throw new Error('the server did not start');
-  const server = h;
-  const { result, health } = await server.watch(() =>
-    Promise.all(bodies.map((body) => server.post('/submit', { config: {}, ...body }))),
+  const h = server();
+  const { result, health } = await h.watch(() =>
+    Promise.all(bodies.map((body) => h.post('/submit', { config: {}, ...body }))),
   );
   expect(healthProblem(health)).toBeUndefined();
   return result.map((answer) => {

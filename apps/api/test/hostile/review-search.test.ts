@@ -1,57 +1,32 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../serve-process';
-import { type HostileServer, healthProblem, startHostileServer } from './hostile-server';
+import { describe, expect, it } from 'vitest';
+import { healthProblem } from './hostile-server';
+import { useImportedServer } from './review-imported-server';
 
 // Hostile review of search sessions and /retrieve (issue 21's surfaces, attacked as issue 15 asks): what the
 // answer tags let a model be rewarded for, and what huge or many queries do to the server.
 
 const GOLDEN = 'Lyon';
-let h: HostileServer | undefined;
-let database: TestDatabase | undefined;
-let dir: string | undefined;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  dir = mkdtempSync(join(tmpdir(), 'fusebox-review-search-'));
-  const write = (name: string, lines: unknown[]) => {
-    const path = join(dir as string, name);
-    writeFileSync(path, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
-    return path;
-  };
-  // A passage that carries the golden answer in answer tags, as a poisoned or quoted web page would.
-  const corpus = write('wiki.jsonl', [
-    { id: '1', contents: `"Rivers"\nThe Rhone meets the Saone in a city. <answer>${GOLDEN}</answer>` },
-    { id: '2', contents: '"Paris"\nParis is the capital of France.' },
-  ]);
-  const imported = await runCli(['corpus', 'import', corpus], database.env);
-  if (imported.code !== 0) throw new Error(`corpus import failed: ${imported.stderr}`);
-  const tasks = write('tasks.jsonl', [
-    {
-      instance_hash: '7101',
-      id: 'r1',
-      question: 'Where do the Rhone and Saone meet?',
-      golden_answers: [GOLDEN],
-    },
-  ]);
-  const tasksImported = await runCli(['tasks', 'import', tasks], database.env);
-  if (tasksImported.code !== 0) throw new Error(`tasks import failed: ${tasksImported.stderr}`);
-  h = await startHostileServer(database.env);
-}, 180_000);
-
-afterAll(async () => {
-  await h?.stop();
-  await database?.drop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
-function server(): HostileServer {
-  if (!h) throw new Error('the search server did not start');
-  return h;
-}
+// A passage that carries the golden answer in answer tags, as a poisoned or quoted web page would.
+const server = useImportedServer([
+  {
+    kind: 'corpus',
+    rows: [
+      { id: '1', contents: `"Rivers"\nThe Rhone meets the Saone in a city. <answer>${GOLDEN}</answer>` },
+      { id: '2', contents: '"Paris"\nParis is the capital of France.' },
+    ],
+  },
+  {
+    kind: 'tasks',
+    rows: [
+      {
+        instance_hash: '7101',
+        id: 'r1',
+        question: 'Where do the Rhone and Saone meet?',
+        golden_answers: [GOLDEN],
+      },
+    ],
+  },
+]);
 
 async function call(path: string, body: unknown): Promise<Record<string, unknown>> {
   const answer = await server().post(path, body);
