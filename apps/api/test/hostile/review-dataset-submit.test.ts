@@ -32,7 +32,9 @@ interface Verdict {
 }
 
 /** Submits completions at once, the server watched meanwhile; each verdict. */
-async function submit(...bodies: Record<string, unknown>[]): Promise<Verdict[]> {
+async function submit<T extends Record<string, unknown>[]>(
+  ...bodies: T
+): Promise<{ [K in keyof T]: Verdict }> {
   const h = server();
   const { result, health } = await h.watch(() =>
     Promise.all(bodies.map((body) => h.post('/submit', { config: {}, ...body }))),
@@ -41,7 +43,7 @@ async function submit(...bodies: Record<string, unknown>[]): Promise<Verdict[]> 
   return result.map((answer) => {
     expect(answer.status, answer.text).toBe(200);
     return JSON.parse(answer.text) as Verdict;
-  });
+  }) as { [K in keyof T]: Verdict };
 }
 
 const fenced = (code: string) => `\`\`\`python\n${code}\n\`\`\``;
