@@ -10,10 +10,22 @@ import {
   mbppRowSchema,
   sandboxFusionRowKind,
 } from './sandboxfusion-rows';
+import { fromSearchTask, looksLikeSearchTask, searchTaskSchema } from './search-task';
 import { type TaskRecord, type TaskRecordInput, taskRecordSchema } from './task-record';
 
-/** Which shape a task file's lines have; `auto` decides per line (an AutoEval row has content, labels and test). */
-export const TASK_FORMATS = ['auto', 'fusebox', 'autoeval', 'humaneval', 'mbpp', 'common_oj'] as const;
+/**
+ * Which shape a task file's lines have; `auto` decides per line (an AutoEval row has content, labels and test; a
+ * search task a question and no tests).
+ */
+export const TASK_FORMATS = [
+  'auto',
+  'fusebox',
+  'autoeval',
+  'search',
+  'humaneval',
+  'mbpp',
+  'common_oj',
+] as const;
 export type TaskFormat = (typeof TASK_FORMATS)[number];
 
 export type ParsedTaskLine = { ok: true; task: TaskRecord } | { ok: false; problem: string };
@@ -53,6 +65,10 @@ export function parseTaskLine(
     const row = autoEvalRowSchema.safeParse(value);
     if (!row.success) return { ok: false, problem: `AutoEval row: ${describeIssues(row.error)}` };
     record = fromAutoEvalRow(row.data);
+  } else if (format === 'search' || (format === 'auto' && looksLikeSearchTask(value))) {
+    const task = searchTaskSchema.safeParse(value);
+    if (!task.success) return { ok: false, problem: `search task: ${describeIssues(task.error)}` };
+    record = fromSearchTask(task.data);
   } else {
     const task = fuseboxTaskSchema.safeParse(value);
     if (!task.success) return { ok: false, problem: describeIssues(task.error) };

@@ -27,9 +27,10 @@ export const taskRecordSchema = z
     name: z.string().min(1),
     source: z.enum(TASK_SOURCES),
     prompt: z.string(),
-    language: languageSchema,
+    /** `search` for a search task, which runs no code. */
+    language: z.enum([...languageSchema.options, 'search']),
     setupFiles: z.record(z.string(), z.string()),
-    tests: taskTestsSchema.min(1, 'a task needs at least one test'),
+    tests: taskTestsSchema,
     failToPass: z.array(z.string()),
     passToPass: z.array(z.string()),
     sessionMode: z.enum(SESSION_MODES),
@@ -38,6 +39,12 @@ export const taskRecordSchema = z
   .superRefine((task, context) => {
     const problem = (path: (string | number)[], message: string) =>
       context.addIssue({ code: 'custom', path, message });
+    if (task.language === 'search') {
+      // Scored on its answer, not by tests.
+      if (!task.metadata.search) problem(['metadata', 'search'], 'a search task needs its golden answers');
+      return;
+    }
+    if (task.tests.length === 0) problem(['tests'], 'a task needs at least one test');
     const names = new Set<string>();
     task.tests.forEach((test, index) => {
       if (names.has(test.name))
