@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { browserSearch, parseBrowserParams, parseField } from '~/rollouts/browser-params';
+import { browserSearch, parseBrowserParams, parseField, sampleFilter } from '~/rollouts/browser-params';
 
 describe('the rollout browser’s URL state', () => {
   it('round-trips every filter, so a link restores the same view', () => {
@@ -20,6 +20,23 @@ describe('the rollout browser’s URL state', () => {
       raw: true,
     });
     expect(parseBrowserParams(new URLSearchParams(browserSearch(params)))).toEqual(params);
+  });
+
+  it('round-trips bounds on the response length and tool calls, and drops ones the API would refuse', () => {
+    const params = parseBrowserParams(
+      new URLSearchParams('sort=tool_calls_asc&len_min=100&len_max=5000&calls_min=0&calls_max=-1'),
+    );
+    expect(params).toMatchObject({ sort: 'tool_calls_asc', charsMin: 100, charsMax: 5000, toolCallsMin: 0 });
+    expect(params.toolCallsMax).toBeUndefined();
+    expect(parseBrowserParams(new URLSearchParams(browserSearch(params)))).toEqual(params);
+    expect(parseBrowserParams(new URLSearchParams('len_min=1.5')).charsMin).toBeUndefined();
+    expect(sampleFilter(params)).toEqual({
+      sort: 'tool_calls_asc',
+      charsMin: 100,
+      charsMax: 5000,
+      toolCallsMin: 0,
+      fields: [],
+    });
   });
 
   it('falls back to defaults for anything malformed instead of failing the page', () => {

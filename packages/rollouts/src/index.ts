@@ -13,7 +13,9 @@ export { RolloutImportError } from './rollout-import-error';
 export { type FileLine, readLines } from './read-lines';
 export { uuidV7 } from './uuid-v7';
 export {
+  RESPONSE_CHARS,
   SAMPLE_SORTS,
+  TOOL_CALLS,
   type SampleConditions,
   type SampleFilter,
   hasConditions,

@@ -15,7 +15,21 @@ export const fieldFilterSchema = z
     message: 'a field filter needs min, max or equals',
   });
 
-export const SAMPLE_SORTS = ['line', 'score_desc', 'score_asc'] as const;
+export const SAMPLE_SORTS = [
+  'line',
+  'score_desc',
+  'score_asc',
+  'length_desc',
+  'length_asc',
+  'tool_calls_desc',
+  'tool_calls_asc',
+] as const;
+
+/** The response's length in characters: what length collapse (or runaway) shows in. */
+export const RESPONSE_CHARS = Prisma.sql`length("output")`;
+const TOOL_CALL_TAG = '<tool_call>';
+/** The `<tool_call>`s the model wrote in its response: what tool-use collapse shows in. */
+export const TOOL_CALLS = Prisma.sql`((length("output") - length(replace("output", ${TOOL_CALL_TAG}, ''))) / ${TOOL_CALL_TAG.length})`;
 
 /** Which samples of a step to show, in which order: the sample list's filters, also used to step through them. */
 export const sampleFilterSchema = z.object({
@@ -23,6 +37,12 @@ export const sampleFilterSchema = z.object({
   step: pgInt(),
   scoreMin: z.number().optional(),
   scoreMax: z.number().optional(),
+  /** The response's length in characters, at least and at most. */
+  charsMin: z.int().min(0).optional(),
+  charsMax: z.int().min(0).optional(),
+  /** How many `<tool_call>`s the response holds, at least and at most. */
+  toolCallsMin: z.int().min(0).optional(),
+  toolCallsMax: z.int().min(0).optional(),
   fields: z.array(fieldFilterSchema).max(20).default([]),
   sort: z.enum(SAMPLE_SORTS).default('line'),
 });
@@ -40,7 +60,10 @@ function numericField(name: string): Prisma.Sql {
 }
 
 /** The filter bar's part of a filter: the score range and field conditions, true when there are none. */
-export type SampleConditions = Pick<SampleFilter, 'scoreMin' | 'scoreMax' | 'fields'>;
+export type SampleConditions = Pick<
+  SampleFilter,
+  'scoreMin' | 'scoreMax' | 'charsMin' | 'charsMax' | 'toolCallsMin' | 'toolCallsMax' | 'fields'
+>;
 
 /**
  * The conditions of a filter's score range and fields, ANDed (`TRUE` when it has none). Scores compare as
@@ -50,6 +73,10 @@ export function sampleConditions(filter: SampleConditions): Prisma.Sql {
   const conditions = [Prisma.sql`TRUE`];
   if (filter.scoreMin !== undefined) conditions.push(Prisma.sql`"score" >= ${filter.scoreMin}`);
   if (filter.scoreMax !== undefined) conditions.push(Prisma.sql`"score" <= ${filter.scoreMax}`);
+  if (filter.charsMin !== undefined) conditions.push(Prisma.sql`${RESPONSE_CHARS} >= ${filter.charsMin}`);
+  if (filter.charsMax !== undefined) conditions.push(Prisma.sql`${RESPONSE_CHARS} <= ${filter.charsMax}`);
+  if (filter.toolCallsMin !== undefined) conditions.push(Prisma.sql`${TOOL_CALLS} >= ${filter.toolCallsMin}`);
+  if (filter.toolCallsMax !== undefined) conditions.push(Prisma.sql`${TOOL_CALLS} <= ${filter.toolCallsMax}`);
   for (const field of filter.fields) {
     if (field.equals !== undefined) conditions.push(Prisma.sql`"extras" ->> ${field.name} = ${field.equals}`);
     if (field.min !== undefined) conditions.push(Prisma.sql`${numericField(field.name)} >= ${field.min}`);
@@ -60,7 +87,15 @@ export function sampleConditions(filter: SampleConditions): Prisma.Sql {
 
 /** Whether a filter has a score range or a field condition. */
 export const hasConditions = (filter: SampleConditions) =>
-  filter.scoreMin !== undefined || filter.scoreMax !== undefined || filter.fields.length > 0;
+  filter.fields.length > 0 ||
+  [
+    filter.scoreMin,
+    filter.scoreMax,
+    filter.charsMin,
+    filter.charsMax,
+    filter.toolCallsMin,
+    filter.toolCallsMax,
+  ].some((bound) => bound !== undefined);
 
 /** The WHERE clause of a filter: its step of its run, and its conditions. */
 export function sampleWhere(filter: SampleFilter): Prisma.Sql {
@@ -74,6 +109,14 @@ export function sampleOrder(sort: SampleFilter['sort']): Prisma.Sql {
       return Prisma.sql`"score" DESC NULLS LAST, "line" ASC`;
     case 'score_asc':
       return Prisma.sql`"score" ASC NULLS LAST, "line" ASC`;
+    case 'length_desc':
+      return Prisma.sql`${RESPONSE_CHARS} DESC, "line" ASC`;
+    case 'length_asc':
+      return Prisma.sql`${RESPONSE_CHARS} ASC, "line" ASC`;
+    case 'tool_calls_desc':
+      return Prisma.sql`${TOOL_CALLS} DESC, "line" ASC`;
+    case 'tool_calls_asc':
+      return Prisma.sql`${TOOL_CALLS} ASC, "line" ASC`;
     default:
       return Prisma.sql`"line" ASC`;
   }

@@ -166,4 +166,30 @@ describe('the rollouts router', () => {
       caller.rollouts.search({ runId, q: 'multiply', fields: [{ name: 'acc' }] }),
     ).rejects.toMatchObject({ code: 'BAD_REQUEST' });
   });
+
+  it('sorts and filters by the response length and its tool calls, in the list and in search', async () => {
+    // Step 1 line 3 answers in one short sentence with no tool call; the others make one call each.
+    const byCalls = await caller.rollouts.samples({ runId, step: 1, sort: 'tool_calls_asc' });
+    expect(byCalls.items.map((item) => [item.line, item.toolCalls])).toEqual([
+      [3, 0],
+      [1, 1],
+      [2, 1],
+      [4, 1],
+    ]);
+    const longest = await caller.rollouts.samples({ runId, step: 1, sort: 'length_desc' });
+    expect(longest.items.map((item) => item.line)).toEqual([1, 2, 4, 3]);
+    expect(longest.items[3]!.responseChars).toBe(
+      'assistant\nA ZeroDivisionError happened in print(total_pay)'.length,
+    );
+    const noCalls = await caller.rollouts.samples({ runId, step: 1, toolCallsMax: 0 });
+    expect(noCalls.items.map((item) => item.line)).toEqual([3]);
+    const short = await caller.rollouts.samples({ runId, step: 1, charsMax: 100 });
+    expect(short.items.map((item) => item.line)).toEqual([3]);
+    expect((await caller.rollouts.samples({ runId, step: 1, charsMin: 101 })).total).toBe(3);
+    expect((await caller.rollouts.search({ runId, q: 'zerodiv', toolCallsMin: 1 })).total).toBe(0);
+    expect((await caller.rollouts.search({ runId, q: 'zerodiv', toolCallsMax: 0 })).total).toBe(1);
+    await expect(caller.rollouts.samples({ runId, step: 1, charsMin: -1 })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+    });
+  });
 });

@@ -6,7 +6,18 @@ export interface FieldFilter {
   equals?: string;
 }
 
-export type SampleSort = 'line' | 'score_desc' | 'score_asc';
+export type SampleSort =
+  'line' | 'score_desc' | 'score_asc' | 'length_desc' | 'length_asc' | 'tool_calls_desc' | 'tool_calls_asc';
+
+/** Bounds on what is derived from each sample's response, each kept in the URL under its own name. */
+export const DERIVED_BOUNDS = {
+  charsMin: 'len_min',
+  charsMax: 'len_max',
+  toolCallsMin: 'calls_min',
+  toolCallsMax: 'calls_max',
+} as const;
+
+export type DerivedBound = keyof typeof DERIVED_BOUNDS;
 
 /** Everything the rollout browser shows, kept in the URL so any view is a link that survives a reload. */
 export interface BrowserParams {
@@ -15,13 +26,41 @@ export interface BrowserParams {
   sort: SampleSort;
   scoreMin?: number;
   scoreMax?: number;
+  /** The response's length in characters and its tool calls, at least and at most. */
+  charsMin?: number;
+  charsMax?: number;
+  toolCallsMin?: number;
+  toolCallsMax?: number;
   fields: FieldFilter[];
   /** A full-text search across all steps; when set, the list shows its results. */
   q: string;
   raw: boolean;
 }
 
-const SORTS: SampleSort[] = ['line', 'score_desc', 'score_asc'];
+const SORTS: SampleSort[] = [
+  'line',
+  'score_desc',
+  'score_asc',
+  'length_desc',
+  'length_asc',
+  'tool_calls_desc',
+  'tool_calls_asc',
+];
+
+/** A count from the URL: a whole number at least 0, or nothing (the API refuses anything else). */
+function count(value: string | null): number | undefined {
+  const parsed = number(value);
+  return parsed !== undefined && Number.isInteger(parsed) && parsed >= 0 ? parsed : undefined;
+}
+
+function derivedBounds(search: URLSearchParams): Partial<Record<DerivedBound, number>> {
+  const bounds: Partial<Record<DerivedBound, number>> = {};
+  for (const [bound, key] of Object.entries(DERIVED_BOUNDS) as [DerivedBound, string][]) {
+    const value = count(search.get(key));
+    if (value !== undefined) bounds[bound] = value;
+  }
+  return bounds;
+}
 
 function number(value: string | null): number | undefined {
   if (value === null || value.trim() === '') return undefined;
@@ -59,6 +98,7 @@ export function parseBrowserParams(search: URLSearchParams): BrowserParams {
     sort: sort && SORTS.includes(sort) ? sort : 'line',
     ...(scoreMin === undefined ? {} : { scoreMin }),
     ...(scoreMax === undefined ? {} : { scoreMax }),
+    ...derivedBounds(search),
     fields: search
       .getAll('f')
       .map(parseField)
@@ -76,6 +116,10 @@ export function browserSearch(params: BrowserParams): string {
   if (params.sort !== 'line') search.set('sort', params.sort);
   if (params.scoreMin !== undefined) search.set('min', String(params.scoreMin));
   if (params.scoreMax !== undefined) search.set('max', String(params.scoreMax));
+  for (const [bound, key] of Object.entries(DERIVED_BOUNDS) as [DerivedBound, string][]) {
+    const value = params[bound];
+    if (value !== undefined) search.set(key, String(value));
+  }
   for (const field of params.fields) search.append('f', formatField(field));
   if (params.q) search.set('q', params.q);
   if (params.raw) search.set('raw', '1');
@@ -88,6 +132,11 @@ export function sampleFilter(params: BrowserParams) {
     sort: params.sort,
     ...(params.scoreMin === undefined ? {} : { scoreMin: params.scoreMin }),
     ...(params.scoreMax === undefined ? {} : { scoreMax: params.scoreMax }),
+    ...Object.fromEntries(
+      Object.keys(DERIVED_BOUNDS)
+        .filter((bound) => params[bound as DerivedBound] !== undefined)
+        .map((bound) => [bound, params[bound as DerivedBound]]),
+    ),
     fields: params.fields,
   };
 }

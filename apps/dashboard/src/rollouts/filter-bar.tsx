@@ -2,10 +2,55 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { useTRPC } from '~/trpc/client';
-import type { BrowserParams, FieldFilter } from './browser-params';
+import type { BrowserParams, DerivedBound, FieldFilter } from './browser-params';
 
 function parseNumber(value: string): number | undefined {
   return value.trim() === '' || !Number.isFinite(Number(value)) ? undefined : Number(value);
+}
+
+/** A whole number at least 0, or nothing: what a count's bound may be. */
+function parseCount(value: string): number | undefined {
+  const parsed = parseNumber(value);
+  return parsed !== undefined && Number.isInteger(parsed) && parsed >= 0 ? parsed : undefined;
+}
+
+/** A min–max pair of inputs for one derived count of the response, applied on Enter or blur. */
+function BoundsInput({
+  label,
+  min,
+  max,
+  params,
+  onChange,
+}: {
+  label: string;
+  min: DerivedBound;
+  max: DerivedBound;
+  params: BrowserParams;
+  onChange: (patch: Partial<BrowserParams>) => void;
+}) {
+  const input = (bound: DerivedBound, placeholder: string) => {
+    const apply = (value: string) => onChange({ [bound]: parseCount(value), line: null });
+    return (
+      <input
+        type="number"
+        min={0}
+        step={1}
+        placeholder={placeholder}
+        aria-label={`${label} ${placeholder === 'min' ? 'minimum' : 'maximum'}`}
+        defaultValue={params[bound] ?? ''}
+        key={`${bound}-${params[bound]}`}
+        onBlur={(event) => apply(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key === 'Enter') apply(event.currentTarget.value);
+        }}
+      />
+    );
+  };
+  return (
+    <label>
+      {label} {input(min, 'min')}–{input(max, 'max')}
+    </label>
+  );
 }
 
 interface FilterBarProps {
@@ -69,8 +114,20 @@ export function FilterBar({ runId, step, params, onChange }: FilterBarProps) {
           <option value="line">line</option>
           <option value="score_desc">score, highest first</option>
           <option value="score_asc">score, lowest first</option>
+          <option value="length_desc">response length, longest first</option>
+          <option value="length_asc">response length, shortest first</option>
+          <option value="tool_calls_desc">tool calls, most first</option>
+          <option value="tool_calls_asc">tool calls, fewest first</option>
         </select>
       </label>
+      <BoundsInput label="response chars" min="charsMin" max="charsMax" params={params} onChange={onChange} />
+      <BoundsInput
+        label="tool calls"
+        min="toolCallsMin"
+        max="toolCallsMax"
+        params={params}
+        onChange={onChange}
+      />
       {(fields.data ?? []).map((field) => {
         const filter = current(field.name);
         if (field.kinds.length === 1 && field.kinds[0] === 'boolean') {

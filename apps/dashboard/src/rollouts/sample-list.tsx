@@ -56,7 +56,9 @@ export function SampleList({ runId, step, params }: { runId: string; step: numbe
               <span className="row-head">
                 <strong>#{item.line}</strong> <span className="score-chip">{formatScore(item.score)}</span>{' '}
                 <span className="muted">{extrasSummary(item.extras)}</span>
-                <span className="muted right">{formatChars(item.chars)}</span>
+                <span className="muted right" title="response characters · tool calls">
+                  {formatChars(item.responseChars)} · {item.toolCalls} calls
+                </span>
               </span>
               <span className="preview">{item.prompt.replace(/\s+/g, ' ')}</span>
               <span className="preview muted">…{item.answer.replace(/\s+/g, ' ').slice(-64)}</span>

@@ -3,6 +3,8 @@ import { Prisma } from '@fusebox/db/prisma';
 import { TRPCError, type TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import {
+  RESPONSE_CHARS,
+  TOOL_CALLS,
   joinMatches,
   matchKey,
   matchRanges,
@@ -46,6 +48,9 @@ interface SampleListRow {
   prompt: string;
   answer: string;
   chars: number;
+  /** The response alone, in characters, and the `<tool_call>`s in it: what the list sorts and filters by. */
+  responseChars: number;
+  toolCalls: number;
 }
 
 async function assertRun(ctx: { prisma: PrismaClient }, runId: string) {
@@ -212,7 +217,8 @@ export const rolloutsRouter = {
         ctx.prisma.$queryRaw<SampleListRow[]>`
           SELECT s."id", s."line", s."score", s."request_id" AS "requestId", s."extras",
             left(substr(s."input", strpos(s."input", E'\nuser\n') + 6), 160) AS "prompt",
-            right(s."output", 160) AS "answer", length(s."input") + length(s."output") AS "chars"
+            right(s."output", 160) AS "answer", length(s."input") + length(s."output") AS "chars",
+            ${RESPONSE_CHARS} AS "responseChars", ${TOOL_CALLS}::int AS "toolCalls"
           FROM (SELECT "id" FROM "rollout_sample" WHERE ${sampleWhere(input)}
             ORDER BY ${sampleOrder(input.sort)} LIMIT ${input.limit} OFFSET ${offset}) page
           JOIN "rollout_sample" s ON s."id" = page."id"
@@ -308,13 +314,23 @@ export const rolloutsRouter = {
    */
   search: publicProcedure
     .input(
-      sampleFilterSchema.pick({ scoreMin: true, scoreMax: true, fields: true }).extend({
-        runId: z.uuid(),
-        q: z.string().min(1).max(500),
-        step: pgInt().optional(),
-        cursor: pgInt(0).nullish(),
-        limit: z.int().min(1).max(100).default(50),
-      }),
+      sampleFilterSchema
+        .pick({
+          scoreMin: true,
+          scoreMax: true,
+          charsMin: true,
+          charsMax: true,
+          toolCallsMin: true,
+          toolCallsMax: true,
+          fields: true,
+        })
+        .extend({
+          runId: z.uuid(),
+          q: z.string().min(1).max(500),
+          step: pgInt().optional(),
+          cursor: pgInt(0).nullish(),
+          limit: z.int().min(1).max(100).default(50),
+        }),
     )
     .query(async ({ ctx, input }) => {
       await assertRun(ctx, input.runId);
