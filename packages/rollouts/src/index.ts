@@ -14,7 +14,6 @@ export { type FileLine, readLines } from './read-lines';
 export { uuidV7 } from './uuid-v7';
 export {
   RESPONSE_CHARS,
-  SAMPLE_SORTS,
   TOOL_CALLS,
   type SampleConditions,
   type SampleFilter,
@@ -25,6 +24,7 @@ export {
   sampleOrder,
   sampleWhere,
 } from './sample-filter';
+export { SAMPLE_SORTS, type SampleSort } from './sample-sorts';
 export { type SearchQuery, parseSearchQuery } from './search-query';
 export {
   type SearchMatch,

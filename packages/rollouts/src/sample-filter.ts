@@ -1,6 +1,7 @@
 import { pgInt } from '@fusebox/db/bounded-numbers';
 import { Prisma } from '@fusebox/db/prisma';
 import { z } from 'zod';
+import { SAMPLE_SORTS } from './sample-sorts';
 
 /** A condition on one extra field of the dump (acc, pred, …): a numeric range, or an exact value. */
 export const fieldFilterSchema = z
@@ -14,16 +15,6 @@ export const fieldFilterSchema = z
   .refine((filter) => filter.min !== undefined || filter.max !== undefined || filter.equals !== undefined, {
     message: 'a field filter needs min, max or equals',
   });
-
-export const SAMPLE_SORTS = [
-  'line',
-  'score_desc',
-  'score_asc',
-  'length_desc',
-  'length_asc',
-  'tool_calls_desc',
-  'tool_calls_asc',
-] as const;
 
 /** The response's length in characters: what length collapse (or runaway) shows in. */
 export const RESPONSE_CHARS = Prisma.sql`length("output")`;

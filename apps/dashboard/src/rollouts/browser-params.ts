@@ -1,3 +1,5 @@
+import { SAMPLE_SORTS, type SampleSort } from '@fusebox/rollouts/query';
+
 /** A filter on one extra field of the dump, as the API takes it. */
 export interface FieldFilter {
   name: string;
@@ -6,8 +8,7 @@ export interface FieldFilter {
   equals?: string;
 }
 
-export type SampleSort =
-  'line' | 'score_desc' | 'score_asc' | 'length_desc' | 'length_asc' | 'tool_calls_desc' | 'tool_calls_asc';
+export type { SampleSort };
 
 /** Bounds on what is derived from each sample's response, each kept in the URL under its own name. */
 export const DERIVED_BOUNDS = {
@@ -36,16 +37,6 @@ export interface BrowserParams {
   q: string;
   raw: boolean;
 }
-
-const SORTS: SampleSort[] = [
-  'line',
-  'score_desc',
-  'score_asc',
-  'length_desc',
-  'length_asc',
-  'tool_calls_desc',
-  'tool_calls_asc',
-];
 
 /** A count from the URL: a whole number at least 0, or nothing (the API refuses anything else). */
 function count(value: string | null): number | undefined {
@@ -95,7 +86,7 @@ export function parseBrowserParams(search: URLSearchParams): BrowserParams {
   return {
     step: step === undefined ? null : Math.trunc(step),
     line: line === undefined ? null : Math.trunc(line),
-    sort: sort && SORTS.includes(sort) ? sort : 'line',
+    sort: sort && SAMPLE_SORTS.includes(sort) ? sort : 'line',
     ...(scoreMin === undefined ? {} : { scoreMin }),
     ...(scoreMax === undefined ? {} : { scoreMax }),
     ...derivedBounds(search),

@@ -1,0 +1,12 @@
+/** The orders a step's samples can be listed in; pure, so the dashboard's browser code shares the list. */
+export const SAMPLE_SORTS = [
+  'line',
+  'score_desc',
+  'score_asc',
+  'length_desc',
+  'length_asc',
+  'tool_calls_desc',
+  'tool_calls_asc',
+] as const;
+
+export type SampleSort = (typeof SAMPLE_SORTS)[number];
