@@ -121,6 +121,23 @@ test('filters by score as numbers and by an extra field; filters persist across 
   await saveScreenshot(page, 'rollouts-filtered');
 });
 
+test('sorts by response length and bounds it: the 200 KB answer comes first, then alone', async ({
+  page,
+}) => {
+  await openBrowser(page, `/rollouts/${runId}/browse?step=3`);
+  const rows = page.getByRole('list', { name: 'samples' }).getByRole('listitem');
+  await page.getByLabel('sort').selectOption('length_desc');
+  await expect(rows.first()).toContainText(`#${HUGE_LINE}`);
+  await expect(rows.first()).toContainText('1 calls');
+  await page.getByLabel('response chars minimum').fill('100000');
+  await page.getByLabel('response chars minimum').press('Enter');
+  await expect(page).toHaveURL(/len_min=100000/);
+  await expect(rows).toHaveCount(1);
+  await page.getByLabel('tool calls minimum').fill('2');
+  await page.getByLabel('tool calls minimum').press('Enter');
+  await expect(page.getByText('No samples match')).toBeVisible();
+});
+
 test('full-text search across steps marks the match in the list and in the sample', async ({ page }) => {
   await openBrowser(page, `/rollouts/${runId}/browse?step=1`);
   await expect(page.getByRole('list', { name: 'samples' })).toBeVisible();

@@ -5,7 +5,8 @@ import { TrpcReactProvider } from '~/trpc/client';
 import './globals.css';
 
 export const metadata: Metadata = {
-  title: 'Fusebox',
+  // Each page names itself, so a row of dashboard tabs can be told apart.
+  title: { default: 'Fusebox', template: '%s · Fusebox' },
   description: 'Live load, executions, sessions and rollouts of your RL training.',
 };
 

@@ -1,4 +1,7 @@
+import type { Metadata } from 'next';
 import { RunList } from '~/rollouts/run-list';
+
+export const metadata: Metadata = { title: 'Rollouts' };
 
 export default function RolloutsPage() {
   return (

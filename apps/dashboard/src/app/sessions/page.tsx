@@ -1,6 +1,9 @@
+import type { Metadata } from 'next';
 import { Suspense } from 'react';
 import { Loading } from '~/components/query-state';
 import { SessionList } from '~/sessions/session-list';
+
+export const metadata: Metadata = { title: 'Sessions' };
 
 export default function SessionsPage() {
   return (

@@ -1,3 +1,4 @@
+import type { Metadata } from 'next';
 import { HydrationBoundary } from '@tanstack/react-query';
 import { Suspense } from 'react';
 import { Loading } from '~/components/query-state';
@@ -7,6 +8,8 @@ import { RolloutBrowser } from '~/rollouts/rollout-browser';
 import { serverTrpc } from '~/trpc/server';
 
 type SearchParams = Record<string, string | string[] | undefined>;
+
+export const metadata: Metadata = { title: 'Rollout samples' };
 
 export default async function BrowsePage({
   params,
