@@ -152,15 +152,12 @@ result["alive"] = sum(k.poll() is None for k in kids)
     expect(after.hash).toBe(before.hash);
   });
 
-  // HOLE (issue 16; forked-run.ts): a run can get its zygote killed, and the request is then run a second time,
-  // cold. The zygote shares the run's memory cgroup and is no bigger than a fresh interpreter (about 12 MB), so a
-  // program that re-executes itself small and fills the cap with processes a little smaller than that makes the
-  // kernel's OOM killer pick the zygote. forkRun reads the zygote's death as "not the program's doing" and
-  // answers with a cold re-run: the program gets a second, freshly seeded attempt and a second full run_timeout
-  // (its first attempt can use nearly all of its own), and every such request costs a zygote. Fix (B's files):
-  // once the zygote has said `run`, its death is the run's outcome (a killed run, as the cold path reports an OOM
-  // kill), never a retry; only a death before `run` may go cold.
-  it.skip('answers for the forked attempt, and never runs the code again, when the run gets its zygote killed', async () => {
+  // Found in this review (issue 16; fixed in 33a6048): a run can get its zygote killed. The zygote shares the
+  // run's memory cgroup and is no bigger than a fresh interpreter (about 12 MB), so a program that re-executes
+  // itself small and fills the cap with processes a little smaller than that makes the kernel's OOM killer pick
+  // the zygote. forkRun used to read that death as "not the program's doing" and run the request again, cold: a
+  // second, freshly seeded attempt and a second full run_timeout. Now the death is the run's own outcome.
+  it('answers for the forked attempt, and never runs the code again, when the run gets its zygote killed', async () => {
     const before = await forked('');
     const answer = await probes.run(
       'python',
@@ -178,9 +175,12 @@ if forked:
 `,
       { run_timeout: 15, memory_limit_MB: 1024 },
     );
-    // Detection: the zygote was idle and forking before (its hash seen), so a cold answer is a re-run.
+    // Detection: the zygote was forking before, and the attack did kill it (the next run is a new zygote's).
     expect(before.forked).toBe(true);
+    const after = await forked('');
+    expect(after.hash).not.toBe(before.hash);
     expect(answer.run_result.stdout).toMatch(/^forked True\n/);
+    expect(answer.run_result.return_code).not.toBe(0);
   });
 });
 
