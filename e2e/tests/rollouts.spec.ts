@@ -136,6 +136,12 @@ test('sorts by response length and bounds it: the 200 KB answer comes first, the
   await page.getByLabel('tool calls minimum').fill('2');
   await page.getByLabel('tool calls minimum').press('Enter');
   await expect(page.getByText('No samples match')).toBeVisible();
+  // One button undoes every filter, and keeps the sort.
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+  await expect(rows).toHaveCount(SAMPLES_PER_STEP);
+  await expect(page).not.toHaveURL(/len_min|calls_min/);
+  await expect(page).toHaveURL(/sort=length_desc/);
+  await expect(page.getByRole('button', { name: 'Clear filters' })).toHaveCount(0);
 });
 
 test('full-text search across steps marks the match in the list and in the sample', async ({ page }) => {

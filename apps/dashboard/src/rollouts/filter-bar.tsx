@@ -53,6 +53,22 @@ function BoundsInput({
   );
 }
 
+/** Every filter of the bar unset: what "Clear filters" applies (the sort, the search and the step stay). */
+const NO_FILTERS = {
+  scoreMin: undefined,
+  scoreMax: undefined,
+  charsMin: undefined,
+  charsMax: undefined,
+  toolCallsMin: undefined,
+  toolCallsMax: undefined,
+  fields: [],
+} satisfies Partial<BrowserParams>;
+
+const filtered = (params: BrowserParams) =>
+  (Object.keys(NO_FILTERS) as (keyof typeof NO_FILTERS)[]).some((name) =>
+    name === 'fields' ? params.fields.length > 0 : params[name] !== undefined,
+  );
+
 interface FilterBarProps {
   runId: string;
   step: number;
@@ -219,6 +235,11 @@ export function FilterBar({ runId, step, params, onChange }: FilterBarProps) {
           </label>
         );
       })}
+      {filtered(params) ? (
+        <button type="button" onClick={() => onChange({ ...NO_FILTERS, line: null })}>
+          Clear filters
+        </button>
+      ) : null}
     </form>
   );
 }
