@@ -223,4 +223,25 @@ if forked:
     expect(answer.run_result.stdout).toMatch(/^forked True\n/);
     expect(answer.run_result.return_code).not.toBe(0);
   });
+
+  // HOLE (issue 16; python-zygote.py): a run can make its zygote die after the run, cheaply. init never leaves
+  // the staging directory, so /proc/1/cwd is it, owned by the program's host uid; a directory there with mode 0
+  // makes the zygote's clear_staging fail (it has no CAP_DAC_OVERRIDE), the zygote dies, and the slot's next run
+  // goes cold while a new zygote starts: every such run costs its slot a zygote, defeating the warm path (a
+  // denial of service, no escape). Fix (B's file): init chdirs into the run's own working directory once its
+  // tmpfs is mounted, and clear_staging chmods what it cannot read before it removes it. Last: it kills the
+  // zygote, as the probe above does.
+  it.skip('keeps its zygote after a run locks a directory in the staging directory', async () => {
+    const before = await forked(`
+os.mkdir("/proc/1/cwd/locked")
+open("/proc/1/cwd/locked/f", "w").write("x")
+os.chmod("/proc/1/cwd/locked", 0)
+result["locked"] = sorted(os.listdir("/proc/1/cwd"))
+`);
+    // Detection: the directory was made in the staging directory.
+    expect(before.locked).toContain('locked');
+    const after = await forked('');
+    expect(after.forked).toBe(true);
+    expect(after.hash).toBe(before.hash);
+  });
 });
