@@ -121,6 +121,22 @@ test('filters by score as numbers and by an extra field; filters persist across 
   await saveScreenshot(page, 'rollouts-filtered');
 });
 
+test('a bound applies as you type, once typing pauses, without losing the field', async ({ page }) => {
+  await openBrowser(page, `/rollouts/${runId}/browse?step=1&sort=score_desc`);
+  const rows = page.getByRole('list', { name: 'samples' }).locator('.score-chip');
+  const minimum = page.getByLabel('minimum score');
+  await minimum.click();
+  await minimum.pressSequentially('9');
+  await expect(rows).toHaveText(['10.1', '9.1']);
+  await expect(page).toHaveURL(/min=9/);
+  await expect(minimum).toBeFocused();
+  await minimum.press('Backspace');
+  await minimum.pressSequentially('2');
+  await expect(rows).toHaveText(['10.1', '9.1', '2.1']);
+  await expect(minimum).toHaveValue('2');
+  await expect(minimum).toBeFocused();
+});
+
 test('sorts by response length and bounds it: the 200 KB answer comes first, then alone', async ({
   page,
 }) => {

@@ -1,6 +1,7 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
+import { DebouncedNumberInput } from '~/components/debounced-number-input';
 import { useTRPC } from '~/trpc/client';
 import type { BrowserParams, DerivedBound, FieldFilter } from './browser-params';
 
@@ -28,24 +29,17 @@ function BoundsInput({
   params: BrowserParams;
   onChange: (patch: Partial<BrowserParams>) => void;
 }) {
-  const input = (bound: DerivedBound, placeholder: string) => {
-    const apply = (value: string) => onChange({ [bound]: parseCount(value), line: null });
-    return (
-      <input
-        type="number"
-        min={0}
-        step={1}
-        placeholder={placeholder}
-        aria-label={`${label} ${placeholder === 'min' ? 'minimum' : 'maximum'}`}
-        defaultValue={params[bound] ?? ''}
-        key={`${bound}-${params[bound]}`}
-        onBlur={(event) => apply(event.target.value)}
-        onKeyDown={(event) => {
-          if (event.key === 'Enter') apply(event.currentTarget.value);
-        }}
-      />
-    );
-  };
+  const input = (bound: DerivedBound, placeholder: string) => (
+    <DebouncedNumberInput
+      label={`${label} ${placeholder === 'min' ? 'minimum' : 'maximum'}`}
+      placeholder={placeholder}
+      min={0}
+      step={1}
+      value={params[bound]}
+      parse={parseCount}
+      onCommit={(value) => onChange({ [bound]: value, line: null })}
+    />
+  );
   return (
     <label>
       {label} {input(min, 'min')}–{input(max, 'max')}
@@ -92,32 +86,22 @@ export function FilterBar({ runId, step, params, onChange }: FilterBarProps) {
     <form className="filter-bar" aria-label="filters" onSubmit={(event) => event.preventDefault()}>
       <label>
         score ≥{' '}
-        <input
-          type="number"
+        <DebouncedNumberInput
+          label="minimum score"
           step="any"
-          aria-label="minimum score"
-          defaultValue={params.scoreMin ?? ''}
-          key={`min-${params.scoreMin}`}
-          onBlur={(event) => onChange({ scoreMin: parseNumber(event.target.value), line: null })}
-          onKeyDown={(event) => {
-            if (event.key === 'Enter')
-              onChange({ scoreMin: parseNumber(event.currentTarget.value), line: null });
-          }}
+          value={params.scoreMin}
+          parse={parseNumber}
+          onCommit={(scoreMin) => onChange({ scoreMin, line: null })}
         />
       </label>
       <label>
         ≤{' '}
-        <input
-          type="number"
+        <DebouncedNumberInput
+          label="maximum score"
           step="any"
-          aria-label="maximum score"
-          defaultValue={params.scoreMax ?? ''}
-          key={`max-${params.scoreMax}`}
-          onBlur={(event) => onChange({ scoreMax: parseNumber(event.target.value), line: null })}
-          onKeyDown={(event) => {
-            if (event.key === 'Enter')
-              onChange({ scoreMax: parseNumber(event.currentTarget.value), line: null });
-          }}
+          value={params.scoreMax}
+          parse={parseNumber}
+          onCommit={(scoreMax) => onChange({ scoreMax, line: null })}
         />
       </label>
       <label>
