@@ -194,13 +194,15 @@ def exit_status(wait_status):
 def run_init(config, job, workdir, covers, seccomp_filter):
     """Pid 1 of the run: sets its root up, forks the program, reaps, and ends the run when the program ends."""
     prepare_run_root(config, workdir, covers)
+    # Out of the zygote's staging directory (under the run's /tmp now), so that no process of the run, /proc/1/cwd
+    # included, reaches the directory the zygote stages the next run in and must be able to empty.
+    os.chdir(workdir)
     # As a cold sandbox's driver is, it is then the program's uid in the program's user namespace, with no
     # capabilities: its memory and descriptors are closed to the program by the covers over /proc/1 (as
     # bubblewrap covered the zygote's) and by the seccomp filter (ptrace, process_vm_*), and nothing more.
     drop_privileges(seccomp_filter)
     program = os.fork()
     if program == 0:
-        os.chdir(workdir)
         limit_program(config, job)
         return
     while True:
