@@ -135,13 +135,19 @@ class IPythonCells(dict):
         return self.get(filename)
 
 
+# What an entry costs in the reply beyond its value (its MIME type, quotes, separators): a cell that displays
+# many empty bundles spends its budget too, so its answer stays bounded however many it shows.
+ENTRY_OVERHEAD = 8
+
+
 def bounded(bundle, budget):
     """A display bundle's entries that fit in what is left of the cell's display budget (text is cut to fit)."""
     kept = {}
     for mime, value in bundle.items():
+        cost = len(mime) + ENTRY_OVERHEAD
         if isinstance(value, str) and mime.startswith('text/'):
-            value = value[:max(budget[0], 0)]
-        size = len(value) if isinstance(value, str) else len(json.dumps(value, default=str))
+            value = value[:max(budget[0] - cost, 0)]
+        size = cost + (len(value) if isinstance(value, str) else len(json.dumps(value, default=str)))
         if size <= budget[0]:
             kept[mime] = value if isinstance(value, (str, dict, list)) else str(value)
             budget[0] -= size
@@ -161,16 +167,21 @@ def ipython_runner():
     cells = IPythonCells()
     current = {'display': [], 'error': [], 'budget': [0]}
 
+    def show(bundle):
+        kept = bounded(bundle, current['budget'])
+        if kept:  # a bundle nothing of which fits adds no entry
+            current['display'].append(kept)
+
     class Publisher(DisplayPublisher):
         def publish(self, data, metadata=None, source=None, *, transient=None, update=False, **kwargs):
-            current['display'].append(bounded(data, current['budget']))
+            show(data)
 
     class Hook(DisplayHook):
         def write_output_prompt(self):
             pass
 
         def write_format_data(self, format_dict, md_dict=None):
-            current['display'].append(bounded(format_dict, current['budget']))
+            show(format_dict)
 
         def finish_displayhook(self):
             pass
