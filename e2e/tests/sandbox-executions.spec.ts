@@ -47,3 +47,20 @@ test('executions are listed newest first, filter by status, and open with code, 
   await page.goto('/executions/0190d6c2-0000-7000-8000-000000000000');
   await expect(page.locator('section[role="alert"]')).toContainText('Execution not found');
 });
+
+test('new executions appear at the top of the list while it is open, without a reload', async ({
+  page,
+  request,
+}) => {
+  await page.goto('/executions?status=Failed');
+  const rows = page.getByRole('list', { name: 'executions' }).getByRole('listitem');
+  await expect(rows.first()).toBeVisible();
+  const before = await rows.count();
+  const failed = await request.post(`${API_URL}/run_code`, {
+    data: { code: 'raise SystemExit(5)', language: 'python' },
+  });
+  expect(await failed.json()).toMatchObject({ status: 'Failed' });
+  await expect(rows).toHaveCount(before + 1);
+  await rows.first().getByRole('link').first().click();
+  await expect(page.getByLabel('code', { exact: true })).toContainText('raise SystemExit(5)');
+});

@@ -8,6 +8,7 @@ import { type ApiAddress, FirstExecution } from '~/components/first-execution';
 import { useQueryParams } from '~/components/use-query-params';
 import { InfiniteList } from '~/components/infinite-list';
 import { formatMs, formatTime } from '~/components/format';
+import { liveWhileOnFirstPage } from '~/components/live-first-page';
 import { useTRPC } from '~/trpc/client';
 import type { AppRouter } from '@fusebox/api-router';
 import type { inferRouterInputs } from '@trpc/server';
@@ -44,8 +45,8 @@ export function ExecutionList({ api }: { api: ApiAddress }) {
   const from = toMs(search.get('from'));
   const to = toMs(search.get('to'));
   const languages = useQuery(trpc.executions.languages.queryOptions());
-  const list = useInfiniteQuery(
-    trpc.executions.list.infiniteQueryOptions(
+  const list = useInfiniteQuery({
+    ...trpc.executions.list.infiniteQueryOptions(
       {
         limit: 100,
         ...(status ? { status: status } : {}),
@@ -56,7 +57,8 @@ export function ExecutionList({ api }: { api: ApiAddress }) {
       },
       { getNextPageParam: (page) => page.nextCursor },
     ),
-  );
+    refetchInterval: liveWhileOnFirstPage,
+  });
   const filtered = Boolean(status || language || session || from || to);
   return (
     <>

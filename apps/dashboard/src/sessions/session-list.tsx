@@ -7,6 +7,7 @@ import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
 import { useQueryParams } from '~/components/use-query-params';
 import { InfiniteList } from '~/components/infinite-list';
 import { formatScore, formatTime } from '~/components/format';
+import { liveWhileOnFirstPage } from '~/components/live-first-page';
 import { useTRPC } from '~/trpc/client';
 
 const STATES = ['active', 'postprocessed', 'expired'] as const;
@@ -21,12 +22,13 @@ export function SessionList() {
   const { search, set } = useQueryParams();
   const state = STATES.find((candidate) => candidate === search.get('state'));
   const errors = search.get('errors');
-  const list = useInfiniteQuery(
-    trpc.sessions.list.infiniteQueryOptions(
+  const list = useInfiniteQuery({
+    ...trpc.sessions.list.infiniteQueryOptions(
       { limit: 100, ...(state ? { state } : {}), ...(errors ? { hasErrors: errors === 'yes' } : {}) },
       { getNextPageParam: (page) => page.nextCursor },
     ),
-  );
+    refetchInterval: liveWhileOnFirstPage,
+  });
   return (
     <>
       <form className="filter-bar" aria-label="filters" onSubmit={(event) => event.preventDefault()}>
