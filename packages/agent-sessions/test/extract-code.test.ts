@@ -45,4 +45,10 @@ describe('int64 ids in JSON bodies', () => {
     });
     expect(() => parseJsonExact('{"sid": 5671949450826943757')).toThrow(SyntaxError);
   });
+
+  it('reads a body with a string of megabytes beside an int64 id (verl sends both in one action)', () => {
+    const content = 'x'.repeat(12 * 1024 * 1024) + '\\"' + 'y'.repeat(1024);
+    const body = JSON.stringify({ sid: 0, content }).replace('"sid":0', '"sid":5671949450826943757');
+    expect(parseJsonExact(body)).toEqual({ sid: '5671949450826943757', content });
+  });
 });

@@ -1,6 +1,5 @@
 /** A run of digits long enough that the number may not survive a float64: only then is the slow path needed. */
 const LONG_DIGITS = /\d{16}/;
-const STRING = /"(?:[^"\\]|\\.)*"/y;
 const NUMBER = /-?\d+(\.\d+)?([eE][+-]?\d+)?/y;
 
 /**
@@ -19,10 +18,9 @@ export function parseJsonExact(text: string): unknown {
   while (index < text.length) {
     const char = text.charCodeAt(index);
     if (char === 0x22) {
-      STRING.lastIndex = index;
+      index = stringEnd(text, index);
       // An unterminated string: leave the rest to JSON.parse, which reports it.
-      if (!STRING.test(text)) break;
-      index = STRING.lastIndex;
+      if (index < 0) break;
     } else if (char === 0x2d || (char >= 0x30 && char <= 0x39)) {
       NUMBER.lastIndex = index;
       const match = NUMBER.exec(text);
@@ -38,4 +36,18 @@ export function parseJsonExact(text: string): unknown {
     }
   }
   return JSON.parse(copied === 0 ? text : rewritten + text.slice(copied));
+}
+
+/**
+ * The index just past the string literal that opens at `start`, or -1 if it is never closed. A loop, not a
+ * regular expression: a backtracking match of a string of megabytes overflows the stack.
+ */
+function stringEnd(text: string, start: number): number {
+  for (let index = start + 1; index < text.length; index += 1) {
+    const char = text.charCodeAt(index);
+    if (char === 0x5c)
+      index += 1; // a backslash: the next character is escaped, whatever it is
+    else if (char === 0x22) return index + 1;
+  }
+  return -1;
 }
