@@ -6,15 +6,23 @@ import { WORKER_ID } from './worker-id';
 /**
  * The limit on /retrieve searches, a key of its own (FUSEBOX_RETRIEVE_LIMITER_KEY) so that searches never take
  * the permits of code executions, nor wait behind them. Cluster-wide on Postgres, as the execution gate is; for
- * this process alone embedded.
+ * this process alone embedded. Rejects with LimiterUnavailableError if the database does not answer.
  */
 export async function openRetrieveLimiter(env: Env): Promise<Limiter> {
-  const options = {
+  if (!env.DATABASE_URL) return localRetrieveLimiter(env);
+  return createPgLimiter({ connectionString: env.DATABASE_URL, ...retrieveLimiterOptions(env) });
+}
+
+/** A retrieve limit for this process alone, for servers built without a cluster one (tests that build a server in process). */
+export function localRetrieveLimiter(env: Env): Limiter {
+  return createLocalLimiter(retrieveLimiterOptions(env));
+}
+
+function retrieveLimiterOptions(env: Env) {
+  return {
     key: env.FUSEBOX_RETRIEVE_LIMITER_KEY,
     limit: env.FUSEBOX_RETRIEVE_MAX_CONCURRENCY,
     acquireTimeoutMs: env.FUSEBOX_LIMITER_TIMEOUT_S * 1000,
     holderName: WORKER_ID,
   };
-  if (!env.DATABASE_URL) return createLocalLimiter(options);
-  return createPgLimiter({ connectionString: env.DATABASE_URL, ...options });
 }

@@ -20,7 +20,7 @@ import { registerOpenApiRoute } from './openapi';
 import { registerHealthRoutes } from './routes/health';
 import { registerLanguageRoutes } from './routes/languages';
 import { registerLocalRoutes } from './routes/local';
-import { openRetrieveLimiter } from './retrieve-limiter';
+import { localRetrieveLimiter } from './retrieve-limiter';
 import { registerRetrieveRoutes } from './routes/retrieve';
 import { registerSandboxRoutes } from './routes/sandbox';
 import { sandboxLimits } from './routes/sandbox-limits';
@@ -86,8 +86,9 @@ export async function buildServer(services: Services, options: ServerOptions = {
     );
     done();
   });
-  const searchLimiter = await openRetrieveLimiter(services.env);
-  app.addHook('onClose', () => searchLimiter.close());
+  // The caller's (cluster-wide, and the caller closes it) or one of this server's own, closed with it.
+  const searchLimiter = services.searchLimiter ?? localRetrieveLimiter(services.env);
+  if (!services.searchLimiter) app.addHook('onClose', () => searchLimiter.close());
   await registerRetrieveRoutes(app, { ...services, searcher, limiter: searchLimiter });
   if (services.local) registerLocalRoutes(app, { ...services.local, prisma: services.prisma });
   if (services.executor) {

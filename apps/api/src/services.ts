@@ -1,5 +1,6 @@
 import type { PrismaClient } from '@fusebox/db/client';
 import type { Executor } from '@fusebox/local-sandbox/executor';
+import type { Limiter } from '@fusebox/rate-limiter';
 import type { Env } from './env';
 import type { ExecutionGate } from './execution-gate';
 import type { LocalAccess } from './routes/local';
@@ -19,6 +20,8 @@ export interface Services {
   upstream?: UpstreamRunner;
   /** The global limit on executions; without one, a limit for this process alone. */
   gate?: ExecutionGate;
+  /** The global limit on searches (/retrieve and search sessions); without one, a limit for this process alone. */
+  searchLimiter?: Limiter;
   /** Set when this server holds an embedded data directory, for other processes to use it through (routes/local.ts). */
   local?: LocalAccess;
 }

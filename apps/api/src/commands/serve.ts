@@ -6,6 +6,7 @@ import { startDashboard } from '../dashboard-process';
 import { databaseTarget, openDatabase } from '../database';
 import { readEnv } from '../env';
 import { openExecutionGate } from '../execution-gate';
+import { openRetrieveLimiter } from '../retrieve-limiter';
 import { writeServerRecord } from '@fusebox/db/server-record';
 import { createLogger } from '../logger';
 import { createServerExecutor } from '../sandbox-executor';
@@ -52,10 +53,17 @@ export const serveCommand: Command = {
       await database.close();
       throw error;
     });
+    // Searches (/retrieve, search sessions) under a key of their own, shared the same way.
+    const searchLimiter = await openRetrieveLimiter(env).catch(async (error: unknown) => {
+      await gate.close();
+      await database.close();
+      throw error;
+    });
     let executor: Executor;
     try {
       executor = await createServerExecutor(env);
     } catch (error) {
+      await searchLimiter.close();
       await gate.close();
       await database.close();
       if (!(error instanceof IsolationUnavailableError)) throw error;
@@ -72,6 +80,7 @@ export const serveCommand: Command = {
       executor,
       ...(upstream ? { upstream } : {}),
       gate,
+      searchLimiter,
       ...(token && database.readOnlyQuery
         ? { local: { token, sql: database.sql, readOnlyQuery: database.readOnlyQuery } }
         : {}),
@@ -117,7 +126,7 @@ export const serveCommand: Command = {
         }, SHUTDOWN_DEADLINE_MS).unref();
         void Promise.allSettled([app.close(), dashboard?.stop()])
           .then(() => Promise.allSettled([executor.close(), upstream?.close()]))
-          .then(() => gate.close())
+          .then(() => Promise.all([gate.close(), searchLimiter.close()]))
           .then(() => record?.remove())
           .then(() => database.close())
           .then(
