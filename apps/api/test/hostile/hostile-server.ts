@@ -82,6 +82,9 @@ export async function startHostileServer(
   const user = asUser ?? userFromEnvironment();
   if (user !== undefined) execFileSync(DELEGATE_CGROUPS, [String(user.uid)], { stdio: 'pipe' });
   const database: TestDatabase = await createTestDatabase();
+  // Embedded, the server opens its data directory itself: the user it runs as must own it.
+  const dataDir = database.env.FUSEBOX_DATA_DIR;
+  if (user !== undefined && dataDir) execFileSync('chown', ['-R', `${user.uid}:${user.gid}`, dataDir]);
   const server = await startServer(
     {
       ...database.env,

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostProcesses, useProbes } from './sandbox-probe';
 
 // Hostile review of the forked Python path (issue 16, FUSEBOX_PYTHON_ZYGOTE=on). One executor slot, so every
@@ -23,6 +23,15 @@ result["hash"] = hash("fusebox")
 `;
 
 const forked = (body: string) => probes.python('run_code', `import subprocess\n${FORKED}\n${body}`, 15);
+
+// Runs go cold while the zygote starts (slow under load): wait for a forked one, so every probe aims at a zygote.
+beforeAll(async () => {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    if ((await forked('')).forked === true) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error('no run was forked from a zygote in 100 attempts');
+}, 120_000);
 
 describe("a forked run's init", () => {
   it("keeps the zygote's staging directory out of reach: /proc/1/cwd is the run's own directory", async () => {
