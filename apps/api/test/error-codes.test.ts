@@ -1,6 +1,7 @@
 import { DATABASE_ERROR_CODES, isDatabaseError } from '@fusebox/db/errors';
 import { LOCAL_SANDBOX_ERROR_CODES, isLocalSandboxError } from '@fusebox/local-sandbox/errors';
 import { isLimiterError, LIMITER_ERROR_CODES } from '@fusebox/rate-limiter';
+import { isRetrievalError, RETRIEVAL_ERROR_CODES } from '@fusebox/retrieval';
 import { isSandboxClientError, SANDBOX_CLIENT_ERROR_CODES } from '@fusebox/sandbox-client';
 import { isToolsError, TOOLS_ERROR_CODES } from '@fusebox/tools';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +12,7 @@ const FAMILIES = {
   '@fusebox/db': { codes: DATABASE_ERROR_CODES, guard: isDatabaseError },
   '@fusebox/local-sandbox': { codes: LOCAL_SANDBOX_ERROR_CODES, guard: isLocalSandboxError },
   '@fusebox/rate-limiter': { codes: LIMITER_ERROR_CODES, guard: isLimiterError },
+  '@fusebox/retrieval': { codes: RETRIEVAL_ERROR_CODES, guard: isRetrievalError },
   '@fusebox/sandbox-client': { codes: SANDBOX_CLIENT_ERROR_CODES, guard: isSandboxClientError },
   '@fusebox/tools': { codes: TOOLS_ERROR_CODES, guard: isToolsError },
   'session API': {
