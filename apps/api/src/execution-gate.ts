@@ -2,7 +2,7 @@ import type { CodeExecution } from '@fusebox/local-sandbox/executor';
 import { createLocalLimiter, isLimiterError, type Limiter, type Permit } from '@fusebox/rate-limiter';
 import { createPgLimiter } from '@fusebox/rate-limiter/pg';
 import type { Env } from './env';
-import { WORKER_ID } from './worker-id';
+import { limiterOptions } from './limiter-options';
 
 /** When an execution was asked for, got its permit, finished, and how long it queued in all. */
 export type ExecutionTiming = CodeExecution['timing'];
@@ -92,16 +92,6 @@ export class ExecutionGate {
   }
 }
 
-function limiterOptions(env: Env) {
-  return {
-    key: env.FUSEBOX_LIMITER_KEY,
-    limit: env.FUSEBOX_MAX_CONCURRENCY,
-    acquireTimeoutMs: env.FUSEBOX_LIMITER_TIMEOUT_S * 1000,
-    holderName: WORKER_ID,
-    databaseTimeoutMs: env.FUSEBOX_DB_STATEMENT_TIMEOUT_MS,
-  };
-}
-
 /**
  * The gate of the database mode. With DATABASE_URL, the cluster-wide one on that Postgres: its permits are shared
  * with every API process there; rejects with LimiterUnavailableError if the database does not answer. Embedded,
@@ -111,11 +101,16 @@ function limiterOptions(env: Env) {
 export async function openExecutionGate(env: Env): Promise<ExecutionGate> {
   if (!env.DATABASE_URL) return localExecutionGate(env);
   return new ExecutionGate(
-    await createPgLimiter({ connectionString: env.DATABASE_URL, ...limiterOptions(env) }),
+    await createPgLimiter({
+      connectionString: env.DATABASE_URL,
+      ...limiterOptions(env, env.FUSEBOX_LIMITER_KEY, env.FUSEBOX_MAX_CONCURRENCY),
+    }),
   );
 }
 
 /** A gate for this process alone, for servers built without a cluster one (tests that build a server in process). */
 export function localExecutionGate(env: Env): ExecutionGate {
-  return new ExecutionGate(createLocalLimiter(limiterOptions(env)));
+  return new ExecutionGate(
+    createLocalLimiter(limiterOptions(env, env.FUSEBOX_LIMITER_KEY, env.FUSEBOX_MAX_CONCURRENCY)),
+  );
 }

@@ -1,7 +1,7 @@
 import { type Limiter, createLocalLimiter } from '@fusebox/rate-limiter';
 import { createPgLimiter } from '@fusebox/rate-limiter/pg';
 import type { Env } from './env';
-import { WORKER_ID } from './worker-id';
+import { limiterOptions } from './limiter-options';
 
 /**
  * The limit on /retrieve searches, a key of its own (FUSEBOX_RETRIEVE_LIMITER_KEY) so that searches never take
@@ -19,10 +19,5 @@ export function localRetrieveLimiter(env: Env): Limiter {
 }
 
 function retrieveLimiterOptions(env: Env) {
-  return {
-    key: env.FUSEBOX_RETRIEVE_LIMITER_KEY,
-    limit: env.FUSEBOX_RETRIEVE_MAX_CONCURRENCY,
-    acquireTimeoutMs: env.FUSEBOX_LIMITER_TIMEOUT_S * 1000,
-    holderName: WORKER_ID,
-  };
+  return limiterOptions(env, env.FUSEBOX_RETRIEVE_LIMITER_KEY, env.FUSEBOX_RETRIEVE_MAX_CONCURRENCY);
 }
