@@ -8,14 +8,13 @@ import { once } from 'node:events';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { SyntheticCorpus, writeSyntheticCorpus } from './synthetic-corpus';
+import { FUSEBOX, runFusebox } from '../run-fusebox';
 import { writeResults } from '../write-results';
 
 const COMMAND = 'node --conditions=@fusebox/source --import tsx bench/retrieval/run.ts';
-const FUSEBOX = fileURLToPath(new URL('../../apps/api/bin/fusebox.js', import.meta.url));
 const DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/fusebox_bench_retrieval';
 const API_PORT = 18380;
 const CORPUS = 'bench';
@@ -32,19 +31,6 @@ const documents = Number(options.documents);
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-async function fusebox(args: string[]): Promise<{ code: number | null; ms: number; out: string }> {
-  const started = performance.now();
-  const child = spawn(process.execPath, [FUSEBOX, ...args], {
-    env: { ...process.env, DATABASE_URL },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, ms: performance.now() - started, out };
 }
 
 async function retrieve(queries: string[]): Promise<number> {
@@ -90,11 +76,11 @@ const queries = Array.from({ length: 2000 }, (_, i) => corpus.queryFrom(samples[
 const admin = new pg.Client({ connectionString: DATABASE_URL.replace(/\/[^/]+$/, '/postgres') });
 await admin.connect();
 await admin.query('DROP DATABASE IF EXISTS fusebox_bench_retrieval WITH (FORCE)');
-const migrated = await fusebox(['db', 'migrate']);
+const migrated = await runFusebox(['db', 'migrate'], { DATABASE_URL });
 if (migrated.code !== 0) throw new Error(migrated.out);
-const imported = await fusebox(['corpus', 'import', path, '--name', CORPUS]);
+const imported = await runFusebox(['corpus', 'import', path, '--name', CORPUS], { DATABASE_URL });
 if (imported.code !== 0) throw new Error(imported.out);
-const reimported = await fusebox(['corpus', 'import', path, '--name', CORPUS]);
+const reimported = await runFusebox(['corpus', 'import', path, '--name', CORPUS], { DATABASE_URL });
 const db = new pg.Client({ connectionString: DATABASE_URL });
 await db.connect();
 const [{ size }] = (

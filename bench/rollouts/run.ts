@@ -8,15 +8,14 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chromium } from '@playwright/test';
 import pg from 'pg';
 import { writeSyntheticDump } from './synthetic-dump';
+import { FUSEBOX, runFusebox } from '../run-fusebox';
 import { writeResults } from '../write-results';
 
 const COMMAND = 'node --import tsx bench/rollouts/run.ts';
-const FUSEBOX = fileURLToPath(new URL('../../apps/api/bin/fusebox.js', import.meta.url));
 const DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/fusebox_bench_rollouts';
 const API_PORT = 18280;
 const DASHBOARD_PORT = 13280;
@@ -59,22 +58,6 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function run(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number | null; ms: number; out: string }> {
-  const started = performance.now();
-  const child = spawn(process.execPath, [FUSEBOX, ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, ms: performance.now() - started, out };
-}
-
 async function trpc<T>(path: string, input: unknown): Promise<{ ms: number; data: T }> {
   const started = performance.now();
   const response = await fetch(
@@ -101,14 +84,14 @@ async function main() {
   await admin.query('DROP DATABASE IF EXISTS fusebox_bench_rollouts WITH (FORCE)');
   await admin.end();
   // Create and migrate first, so the import's time is the import's alone.
-  const migrated = await run(['db', 'migrate'], { DATABASE_URL });
+  const migrated = await runFusebox(['db', 'migrate'], { DATABASE_URL });
   if (migrated.code !== 0) throw new Error(migrated.out);
 
   console.error(`importing ${(dump.bytes / 1e9).toFixed(2)} GB …`);
-  const imported = await run(['rollouts', 'import', dir, '--name', RUN_NAME], { DATABASE_URL });
+  const imported = await runFusebox(['rollouts', 'import', dir, '--name', RUN_NAME], { DATABASE_URL });
   if (imported.code !== 0) throw new Error(imported.out);
   console.error(`imported in ${(imported.ms / 1000).toFixed(1)} s`);
-  const reimported = await run(['rollouts', 'import', dir, '--name', RUN_NAME], { DATABASE_URL });
+  const reimported = await runFusebox(['rollouts', 'import', dir, '--name', RUN_NAME], { DATABASE_URL });
 
   const db = new pg.Client({ connectionString: DATABASE_URL });
   await db.connect();
