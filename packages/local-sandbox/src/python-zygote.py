@@ -277,6 +277,10 @@ def serve():
         _, wait_status = os.waitpid(keeper, 0)
         os.write(4, f'ran {exit_status(wait_status)} {time.time():.6f}\n'.encode())
         clear_staging(workdir, stdio)
+        # The run reached these fifos (bound into its /tmp, open on its fds 1 and 2) and may have changed their
+        # mode: give them back theirs, or no later run of this zygote could open them.
+        for name in (stdio['stdout'], stdio['stderr']):
+            os.chmod(f'/tmp/{name}', 0o600)
 
 
 def run_program(job):

@@ -43,4 +43,20 @@ describe('display data of a cell', () => {
     expect((JSON.parse(answer.text) as { stdout: string }).stdout).toBe('done\n');
     expect(answer.text.length).toBeLessThan(ANSWER_BOUND_BYTES);
   });
+
+  // The budget counts characters, not the bytes they encode to: 100 displays of 100,000 U+0001 characters (each
+  // \u0001 in JSON, six bytes) or a str whose __len__ says 0 are kept whole, and the interpreter is then killed
+  // (signal 9) rather than the display cut. The answer stays bounded either way: only the cell's own session is lost.
+  it('keeps a cell’s answer near the budget when display values escape or lie about their length', async () => {
+    for (const value of ['"\\x01" * 100_000', 'S("x" * (8 << 20))']) {
+      const answer = await cellAnswer(
+        `from IPython.display import display\nclass S(str):\n    def __len__(self): return 0\nfor i in range(100): display({"application/x-fusebox": ${value}}, raw=True)\nprint("done")`,
+      );
+      expect(answer.status).toBe(200);
+      const cell = JSON.parse(answer.text) as { status: string; stdout: string };
+      // Detection: the cell's displays reached the kernel's accounting (the cell ended, or died of them).
+      expect(['ok', 'died'], answer.text.slice(0, 300)).toContain(cell.status);
+      expect(answer.text.length).toBeLessThan(ANSWER_BOUND_BYTES);
+    }
+  });
 });

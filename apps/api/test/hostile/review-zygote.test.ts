@@ -34,6 +34,26 @@ beforeAll(async () => {
 }, 120_000);
 
 describe("a forked run's init", () => {
+  // Once a hole: the run's /tmp/.fusebox-stdout and .fusebox-stderr are bind mounts of the zygote's own fifos,
+  // and the run owns their inode (the zygote's uid is the run's uid in the run's user namespace), so
+  // os.chmod(path, 0) through the bind reached the zygote's fifos: every later run of the slot answered Failed,
+  // return_code 125, with empty output, and the zygote was not replaced. The zygote now restores their mode after
+  // every run.
+  it("keeps the next run's output when a run changes the mode of the stdout and stderr fifos bound into its /tmp", async () => {
+    const before = await forked(`
+result["modes"] = [attempt(lambda: os.chmod("/tmp/" + n, 0)) for n in (".fusebox-stdout", ".fusebox-stderr")]
+`);
+    // Detection: the chmod went through on both bound fifos.
+    expect(before.forked).toBe(true);
+    expect(before.modes).toEqual(['ok', 'ok']);
+    const next = await probes.run('python', 'import sys\nprint("out")\nprint("err", file=sys.stderr)');
+    expect(next.run_result.stdout).toBe('out\n');
+    expect(next.run_result.stderr).toBe('err\n');
+    const after = await forked('');
+    expect(after.forked).toBe(true);
+    expect(after.hash).toBe(before.hash);
+  });
+
   it("keeps the zygote's staging directory out of reach: /proc/1/cwd is the run's own directory", async () => {
     // The zygote stages each run's files in its working directory and empties it after the run. A run's init
     // once stayed there, so /proc/1/cwd reached it: writable by the program, and a directory of mode 0 left in it
