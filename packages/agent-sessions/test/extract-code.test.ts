@@ -51,4 +51,18 @@ describe('int64 ids in JSON bodies', () => {
     const body = JSON.stringify({ sid: 0, content }).replace('"sid":0', '"sid":5671949450826943757');
     expect(parseJsonExact(body)).toEqual({ sid: '5671949450826943757', content });
   });
+
+  it('keeps the string scan in step at backslashes that end or double inside a string', () => {
+    // Detection: each body holds a long digit run, so the slow path (the string loop) runs.
+    expect(parseJsonExact('[12345678901234567890,"\\\\"]')).toEqual(['12345678901234567890', '\\']);
+    expect(parseJsonExact('["\\\\\\"12345678901234567890"]')).toEqual(['\\"12345678901234567890']);
+    expect(() => parseJsonExact('{"a":"12345678901234567890\\')).toThrow(SyntaxError);
+    expect(() => parseJsonExact('{"a":"12345678901234567890\\"}')).toThrow(SyntaxError);
+  });
+
+  // Once a hole: the slow path quoted a long integer with a leading zero (not JSON) before JSON.parse saw it.
+  it('rejects a long integer with leading zeros, as JSON.parse does', () => {
+    expect((): unknown => JSON.parse('{"a": 01234567890123456789}')).toThrow(SyntaxError);
+    expect(() => parseJsonExact('{"a": 01234567890123456789}')).toThrow(SyntaxError);
+  });
 });

@@ -26,7 +26,7 @@ export function parseJsonExact(text: string): unknown {
       const match = NUMBER.exec(text);
       if (!match) break;
       const token = match[0];
-      if (match[1] === undefined && match[2] === undefined && !Number.isSafeInteger(Number(token))) {
+      if (isLongInteger(match)) {
         rewritten += `${text.slice(copied, index)}"${token}"`;
         copied = index + token.length;
       }
@@ -50,4 +50,18 @@ function stringEnd(text: string, start: number): number {
     else if (char === 0x22) return index + 1;
   }
   return -1;
+}
+
+/**
+ * Whether a number token is an integer a float64 cannot hold exactly, and valid JSON: one with a leading zero is
+ * left as it is, for JSON.parse to refuse.
+ */
+function isLongInteger(match: RegExpExecArray): boolean {
+  const [token, fraction, exponent] = match;
+  return (
+    fraction === undefined &&
+    exponent === undefined &&
+    !/^-?0\d/.test(token) &&
+    !Number.isSafeInteger(Number(token))
+  );
 }
