@@ -9,6 +9,7 @@ import { LANGUAGES, languageSchema } from '@fusebox/sandbox-client/protocol';
 import { BaseTool, type ToolExecution, type ToolKwargs } from './base-tool';
 import { parseOptions } from './parse-options';
 import { type CodeInterpreterConfig, codeInterpreterConfigSchema } from './code-interpreter-config';
+import { openGlobalLimiter } from './global-limiter';
 import { type RunDescription, VERL_NO_STDOUT, describeRun } from './describe-run';
 import type { ToolSchemaInput } from './tool-schema';
 
@@ -43,10 +44,6 @@ export interface CodeInterpreterOptions {
   /** The global limiter; defaults to one built from the config (Postgres with `database_url`, else in-process). */
   limiter?: Limiter;
 }
-
-// verl's global limiter is a named Ray actor that every tool in the job shares. Without a database the
-// in-process equivalent is one limiter per key, shared by every tool object in this process.
-const processLimiters = new Map<string, Limiter>();
 
 /** verl's HTTP deadline: compile + run timeouts plus 10 s of slack for the round trip. */
 const HTTP_SLACK_S = 10;
@@ -202,15 +199,8 @@ export class CodeInterpreterTool extends BaseTool<CodeState> {
   }
 
   async #globalLimiter(): Promise<Limiter> {
-    const { database_url: connectionString, rate_limit_key: key, rate_limit: limit } = this.settings;
-    if (connectionString) {
-      this.#ownsGlobal = true;
-      // Loaded only here, so `pg` (an optional peer dependency) is needed only by configs with a database_url.
-      const { createPgLimiter } = await import('@fusebox/rate-limiter/pg');
-      return createPgLimiter({ connectionString, key, limit });
-    }
-    const shared = processLimiters.get(key) ?? createLocalLimiter({ limit, key });
-    processLimiters.set(key, shared);
-    return Promise.resolve(shared);
+    const { limiter, owned } = await openGlobalLimiter(this.settings);
+    this.#ownsGlobal = owned;
+    return limiter;
   }
 }

@@ -13,6 +13,9 @@ export {
 export type { CodeInterpreterConfig, CodeRewardMode } from './code-interpreter-config';
 export { describeRun, type RunDescription, type RunTextCompat } from './describe-run';
 export { GSM8K_TOOL_SCHEMA, Gsm8kTool } from './gsm8k-tool';
+export { SEARCH_TOOL_SCHEMA, SearchTool, type SearchToolOptions } from './search-tool';
+export type { SearchConfig } from './search-config';
+export { passagesText, searchResultText, type SearchPassage } from './search-text';
 export {
   computeGsm8kScore,
   extractGsm8kSolution,

@@ -106,7 +106,8 @@ export function extractAnswerTag(response: string): string | null {
   return last === undefined ? null : pythonStrip(last);
 }
 
-function pythonStrip(text: string): string {
+/** Python's `str.strip()`: whitespace off both ends, Unicode spaces included. */
+export function pythonStrip(text: string): string {
   return text.replace(PYTHON_EDGE_WHITESPACE, '');
 }
 

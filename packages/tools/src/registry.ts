@@ -7,6 +7,7 @@ import { CodeInterpreterTool } from './code-interpreter-tool';
 import { ToolConfigError } from './errors/tool-config-error';
 import { Gsm8kTool } from './gsm8k-tool';
 import { firstZodProblem } from './parse-options';
+import { SearchTool } from './search-tool';
 import { type ToolSchemaInput, parseToolSchema } from './tool-schema';
 
 /**
@@ -30,8 +31,10 @@ export type ToolClass = (new (config: Record<string, unknown>, schema: ToolSchem
 export const BUILTIN_TOOL_CLASSES: Readonly<Record<string, ToolClass>> = {
   'verl.tools.sandbox_fusion_tools.SandboxFusionTool': CodeInterpreterTool,
   'verl.tools.gsm8k_tool.Gsm8kTool': Gsm8kTool,
+  'verl.tools.search_tool.SearchTool': SearchTool,
   CodeInterpreterTool,
   Gsm8kTool,
+  SearchTool,
 };
 
 /**

@@ -102,11 +102,18 @@ describe('loadToolsFromYaml', () => {
     expect(missingUrl.message).toBe('<text>: tools[0]: config.sandbox_fusion_url: missing required key');
 
     const unknown = await loadError(
-      `${GSM8K_TOOL_CONFIG}\n  - class_name: verl.tools.search_tool.SearchTool\n    config: { type: native }\n`,
+      `${GSM8K_TOOL_CONFIG}\n  - class_name: verl.tools.geo3k_tool.Geo3kTool\n    config: { type: native }\n`,
     );
     expect(unknown).toMatchObject({ entry: 1, key: 'class_name' });
     expect(unknown.message).toMatch(
-      /unknown class verl\.tools\.search_tool\.SearchTool; known classes: verl\.tools\.sandbox_fusion_tools/,
+      /unknown class verl\.tools\.geo3k_tool\.Geo3kTool; known classes: verl\.tools\.sandbox_fusion_tools/,
+    );
+
+    const searchWithoutUrl = await loadError(
+      `${GSM8K_TOOL_CONFIG}\n  - class_name: verl.tools.search_tool.SearchTool\n    config: { type: native }\n`,
+    );
+    expect(searchWithoutUrl.message).toBe(
+      '<text>: tools[1]: config.retrieval_service_url: missing required key',
     );
 
     const badSchema = await loadError(GSM8K_TOOL_CONFIG.replace('type: "string"', 'kind: "string"'));
