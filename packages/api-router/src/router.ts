@@ -5,6 +5,7 @@ import { languagesRouter } from './routers/languages';
 import { limiterRouter } from './routers/limiter';
 import { overviewRouter } from './routers/overview';
 import { retrievalRouter } from './routers/retrieval';
+import { rolloutAnalysisRouter } from './routers/rollout-analysis';
 import { rolloutsRouter } from './routers/rollouts';
 import { sessionsRouter } from './routers/sessions';
 import { tasksRouter } from './routers/tasks';
@@ -18,6 +19,7 @@ export const appRouter = createTRPCRouter({
   overview: overviewRouter,
   retrieval: retrievalRouter,
   rollouts: rolloutsRouter,
+  rolloutAnalysis: rolloutAnalysisRouter,
   sessions: sessionsRouter,
   tasks: tasksRouter,
 });

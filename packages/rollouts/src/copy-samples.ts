@@ -14,6 +14,9 @@ const COLUMNS = [
   'score',
   'extras',
   'prompt_hash',
+  'response_chars',
+  'tool_calls',
+  'turns',
 ] as const;
 
 const COPY_TARGET = `"rollout_sample" (${COLUMNS.map((column) => `"${column}"`).join(', ')})`;
@@ -42,6 +45,9 @@ function csvLine(runId: string, step: number, row: SampleRow): string {
     row.score === null || !Number.isFinite(row.score) ? '' : String(row.score),
     json(row.extras),
     field(row.promptHash),
+    String(row.responseChars),
+    String(row.toolCalls),
+    String(row.turns),
   ].join(',')}\n`;
 }
 

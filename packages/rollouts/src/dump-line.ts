@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { responseMetrics, type ResponseMetrics } from './response-metrics';
 
 /** One sample as the importer stores it. */
-export interface SampleRow {
+export interface SampleRow extends ResponseMetrics {
   /** 1-based line number in its step file. */
   line: number;
   requestId: string | null;
@@ -62,13 +63,15 @@ export function parseDumpLine(text: string, line: number): ParsedLine {
   const { input, output, score, gts, request_id: requestId } = parsed.data;
   const extras: Record<string, unknown> = {};
   for (const [key, extra] of Object.entries(value)) if (!KNOWN_KEYS.has(key)) extras[key] = extra;
+  const response = withoutNul(output);
   return {
     ok: true,
     row: {
       line,
       requestId,
       input: withoutNul(input),
-      output: withoutNul(output),
+      output: response,
+      ...responseMetrics(response),
       gts: gts ?? null,
       score,
       extras,

@@ -13,18 +13,19 @@ export { RolloutImportError } from './rollout-import-error';
 export { type FileLine, readLines } from './read-lines';
 export { uuidV7 } from './uuid-v7';
 export {
-  RESPONSE_CHARS,
-  TOOL_CALLS,
   type SampleConditions,
   type SampleFilter,
   hasConditions,
+  metricSql,
   sampleConditions,
+  sampleMetricSchema,
   fieldFilterSchema,
   sampleFilterSchema,
   sampleOrder,
   sampleWhere,
 } from './sample-filter';
 export { SAMPLE_SORTS, type SampleSort } from './sample-sorts';
+export { type ResponseMetrics, responseMetrics } from './response-metrics';
 export { type SearchQuery, parseSearchQuery } from './search-query';
 export {
   type SearchMatch,

@@ -2,3 +2,13 @@
 export { type SearchQuery, parseSearchQuery } from './search-query';
 export { type Range, type Segment, matchRanges, segments } from './match-ranges';
 export { SAMPLE_SORTS, type SampleSort } from './sample-sorts';
+export {
+  BUILTIN_METRICS,
+  METRIC_LABELS,
+  type BuiltinMetric,
+  type SampleMetric,
+  extraMetric,
+  metricField,
+  metricLabel,
+  parseMetric,
+} from './sample-metrics';

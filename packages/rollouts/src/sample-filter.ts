@@ -1,12 +1,15 @@
 import { pgInt } from '@fusebox/db/bounded-numbers';
 import { Prisma } from '@fusebox/db/prisma';
 import { z } from 'zod';
+import { BUILTIN_METRICS, type SampleMetric, extraMetric, metricField, parseMetric } from './sample-metrics';
 import { SAMPLE_SORTS } from './sample-sorts';
+
+const fieldName = z.string().min(1).max(200);
 
 /** A condition on one extra field of the dump (acc, pred, …): a numeric range, or an exact value. */
 export const fieldFilterSchema = z
   .object({
-    name: z.string().min(1).max(200),
+    name: fieldName,
     min: z.number().optional(),
     max: z.number().optional(),
     /** Compared with the value as text: `true`, `0.5`, `yes`. */
@@ -16,11 +19,28 @@ export const fieldFilterSchema = z
     message: 'a field filter needs min, max or equals',
   });
 
-/** The response's length in characters: what length collapse (or runaway) shows in. */
-export const RESPONSE_CHARS = Prisma.sql`length("output")`;
-const TOOL_CALL_TAG = '<tool_call>';
-/** The `<tool_call>`s the model wrote in its response: what tool-use collapse shows in. */
-export const TOOL_CALLS = Prisma.sql`((length("output") - length(replace("output", ${TOOL_CALL_TAG}, ''))) / ${TOOL_CALL_TAG.length})`;
+/** A sample's metric as SQL: its column, or a numeric view of the extra field it names. */
+export function metricSql(metric: SampleMetric): Prisma.Sql {
+  const field = metricField(metric);
+  if (field !== null) return numericField(field);
+  return Prisma.raw(`"${metric}"`);
+}
+
+/** A metric in a request: a builtin one, or `extra:NAME` for a numeric extra field of the dump. */
+export const sampleMetricSchema = z
+  .string()
+  .max(210)
+  .transform((text, context) => {
+    const metric = parseMetric(text);
+    if (metric === null) {
+      context.addIssue({
+        code: 'custom',
+        message: `unknown metric "${text}": use ${BUILTIN_METRICS.join(', ')} or extra:FIELD`,
+      });
+      return z.NEVER;
+    }
+    return metric;
+  });
 
 /** Which samples of a step to show, in which order: the sample list's filters, also used to step through them. */
 export const sampleFilterSchema = z.object({
@@ -34,8 +54,13 @@ export const sampleFilterSchema = z.object({
   /** How many `<tool_call>`s the response holds, at least and at most. */
   toolCallsMin: z.int().min(0).optional(),
   toolCallsMax: z.int().min(0).optional(),
+  /** Assistant messages in the response, at least and at most. */
+  turnsMin: z.int().min(0).optional(),
+  turnsMax: z.int().min(0).optional(),
   fields: z.array(fieldFilterSchema).max(20).default([]),
   sort: z.enum(SAMPLE_SORTS).default('line'),
+  /** The extra field a `field_desc` or `field_asc` sort orders by. */
+  sortField: fieldName.optional(),
 });
 
 export type SampleFilter = z.infer<typeof sampleFilterSchema>;
@@ -53,7 +78,15 @@ function numericField(name: string): Prisma.Sql {
 /** The filter bar's part of a filter: the score range and field conditions, true when there are none. */
 export type SampleConditions = Pick<
   SampleFilter,
-  'scoreMin' | 'scoreMax' | 'charsMin' | 'charsMax' | 'toolCallsMin' | 'toolCallsMax' | 'fields'
+  | 'scoreMin'
+  | 'scoreMax'
+  | 'charsMin'
+  | 'charsMax'
+  | 'toolCallsMin'
+  | 'toolCallsMax'
+  | 'turnsMin'
+  | 'turnsMax'
+  | 'fields'
 >;
 
 /**
@@ -64,10 +97,12 @@ export function sampleConditions(filter: SampleConditions): Prisma.Sql {
   const conditions = [Prisma.sql`TRUE`];
   if (filter.scoreMin !== undefined) conditions.push(Prisma.sql`"score" >= ${filter.scoreMin}`);
   if (filter.scoreMax !== undefined) conditions.push(Prisma.sql`"score" <= ${filter.scoreMax}`);
-  if (filter.charsMin !== undefined) conditions.push(Prisma.sql`${RESPONSE_CHARS} >= ${filter.charsMin}`);
-  if (filter.charsMax !== undefined) conditions.push(Prisma.sql`${RESPONSE_CHARS} <= ${filter.charsMax}`);
-  if (filter.toolCallsMin !== undefined) conditions.push(Prisma.sql`${TOOL_CALLS} >= ${filter.toolCallsMin}`);
-  if (filter.toolCallsMax !== undefined) conditions.push(Prisma.sql`${TOOL_CALLS} <= ${filter.toolCallsMax}`);
+  if (filter.charsMin !== undefined) conditions.push(Prisma.sql`"response_chars" >= ${filter.charsMin}`);
+  if (filter.charsMax !== undefined) conditions.push(Prisma.sql`"response_chars" <= ${filter.charsMax}`);
+  if (filter.toolCallsMin !== undefined) conditions.push(Prisma.sql`"tool_calls" >= ${filter.toolCallsMin}`);
+  if (filter.toolCallsMax !== undefined) conditions.push(Prisma.sql`"tool_calls" <= ${filter.toolCallsMax}`);
+  if (filter.turnsMin !== undefined) conditions.push(Prisma.sql`"turns" >= ${filter.turnsMin}`);
+  if (filter.turnsMax !== undefined) conditions.push(Prisma.sql`"turns" <= ${filter.turnsMax}`);
   for (const field of filter.fields) {
     if (field.equals !== undefined) conditions.push(Prisma.sql`"extras" ->> ${field.name} = ${field.equals}`);
     if (field.min !== undefined) conditions.push(Prisma.sql`${numericField(field.name)} >= ${field.min}`);
@@ -86,6 +121,8 @@ export const hasConditions = (filter: SampleConditions) =>
     filter.charsMax,
     filter.toolCallsMin,
     filter.toolCallsMax,
+    filter.turnsMin,
+    filter.turnsMax,
   ].some((bound) => bound !== undefined);
 
 /** The WHERE clause of a filter: its step of its run, and its conditions. */
@@ -94,20 +131,32 @@ export function sampleWhere(filter: SampleFilter): Prisma.Sql {
 }
 
 /** The ORDER BY of a sort; the line number breaks ties so the order is stable. */
-export function sampleOrder(sort: SampleFilter['sort']): Prisma.Sql {
-  switch (sort) {
+export function sampleOrder(filter: Pick<SampleFilter, 'sort' | 'sortField'>): Prisma.Sql {
+  const by = (metric: SampleMetric, direction: 'ASC' | 'DESC') =>
+    Prisma.sql`${metricSql(metric)} ${Prisma.raw(direction)} NULLS LAST, "line" ASC`;
+  switch (filter.sort) {
     case 'score_desc':
-      return Prisma.sql`"score" DESC NULLS LAST, "line" ASC`;
+      return by('score', 'DESC');
     case 'score_asc':
-      return Prisma.sql`"score" ASC NULLS LAST, "line" ASC`;
+      return by('score', 'ASC');
     case 'length_desc':
-      return Prisma.sql`${RESPONSE_CHARS} DESC, "line" ASC`;
+      return by('response_chars', 'DESC');
     case 'length_asc':
-      return Prisma.sql`${RESPONSE_CHARS} ASC, "line" ASC`;
+      return by('response_chars', 'ASC');
     case 'tool_calls_desc':
-      return Prisma.sql`${TOOL_CALLS} DESC, "line" ASC`;
+      return by('tool_calls', 'DESC');
     case 'tool_calls_asc':
-      return Prisma.sql`${TOOL_CALLS} ASC, "line" ASC`;
+      return by('tool_calls', 'ASC');
+    case 'turns_desc':
+      return by('turns', 'DESC');
+    case 'turns_asc':
+      return by('turns', 'ASC');
+    case 'field_desc':
+    case 'field_asc':
+      // Without a field to sort by, the list keeps its line order rather than failing.
+      return filter.sortField === undefined
+        ? Prisma.sql`"line" ASC`
+        : by(extraMetric(filter.sortField), filter.sort === 'field_desc' ? 'DESC' : 'ASC');
     default:
       return Prisma.sql`"line" ASC`;
   }

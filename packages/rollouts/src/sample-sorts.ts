@@ -7,6 +7,11 @@ export const SAMPLE_SORTS = [
   'length_asc',
   'tool_calls_desc',
   'tool_calls_asc',
+  'turns_desc',
+  'turns_asc',
+  /** By the numeric extra field the filter's `sortField` names (booleans as 1 and 0). */
+  'field_desc',
+  'field_asc',
 ] as const;
 
 export type SampleSort = (typeof SAMPLE_SORTS)[number];

@@ -3,8 +3,6 @@ import { Prisma } from '@fusebox/db/prisma';
 import { TRPCError, type TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import {
-  RESPONSE_CHARS,
-  TOOL_CALLS,
   joinMatches,
   matchKey,
   matchRanges,
@@ -48,12 +46,13 @@ interface SampleListRow {
   prompt: string;
   answer: string;
   chars: number;
-  /** The response alone, in characters, and the `<tool_call>`s in it: what the list sorts and filters by. */
+  /** The response alone, in characters, the `<tool_call>`s and assistant turns in it: what the list sorts by. */
   responseChars: number;
   toolCalls: number;
+  turns: number;
 }
 
-async function assertRun(ctx: { prisma: PrismaClient }, runId: string) {
+export async function assertRun(ctx: { prisma: PrismaClient }, runId: string) {
   const run = await ctx.prisma.rolloutRun.findUnique({
     where: { id: runId },
     select: { id: true, name: true },
@@ -218,11 +217,11 @@ export const rolloutsRouter = {
           SELECT s."id", s."line", s."score", s."request_id" AS "requestId", s."extras",
             left(substr(s."input", strpos(s."input", E'\nuser\n') + 6), 160) AS "prompt",
             right(s."output", 160) AS "answer", length(s."input") + length(s."output") AS "chars",
-            ${RESPONSE_CHARS} AS "responseChars", ${TOOL_CALLS}::int AS "toolCalls"
+            s."response_chars" AS "responseChars", s."tool_calls" AS "toolCalls", s."turns"
           FROM (SELECT "id" FROM "rollout_sample" WHERE ${sampleWhere(input)}
-            ORDER BY ${sampleOrder(input.sort)} LIMIT ${input.limit} OFFSET ${offset}) page
+            ORDER BY ${sampleOrder(input)} LIMIT ${input.limit} OFFSET ${offset}) page
           JOIN "rollout_sample" s ON s."id" = page."id"
-          ORDER BY ${sampleOrder(input.sort)}`,
+          ORDER BY ${sampleOrder(input)}`,
         ctx.prisma.$queryRaw<{ total: number }[]>`
           SELECT count(*)::int AS "total" FROM "rollout_sample" WHERE ${sampleWhere(input)}`,
       ]);
@@ -261,10 +260,10 @@ export const rolloutsRouter = {
         { index: bigint; total: bigint; prev: number | null; next: number | null }[]
       >`
         WITH ordered AS (
-          SELECT "line", row_number() OVER (ORDER BY ${sampleOrder(filter.sort)}) AS "index",
+          SELECT "line", row_number() OVER (ORDER BY ${sampleOrder(filter)}) AS "index",
             count(*) OVER () AS "total",
-            lag("line") OVER (ORDER BY ${sampleOrder(filter.sort)}) AS "prev",
-            lead("line") OVER (ORDER BY ${sampleOrder(filter.sort)}) AS "next"
+            lag("line") OVER (ORDER BY ${sampleOrder(filter)}) AS "prev",
+            lead("line") OVER (ORDER BY ${sampleOrder(filter)}) AS "next"
           FROM "rollout_sample" WHERE ${sampleWhere(filter)}
         )
         SELECT "index", "total", "prev", "next" FROM ordered WHERE "line" = ${input.line}`;
@@ -302,7 +301,7 @@ export const rolloutsRouter = {
   /** The first sample of a step under the filters, for moving to the next or previous step. */
   firstSample: publicProcedure.input(sampleFilterSchema).query(async ({ ctx, input }) => {
     const [row] = await ctx.prisma.$queryRaw<{ line: number }[]>`
-      SELECT "line" FROM "rollout_sample" WHERE ${sampleWhere(input)} ORDER BY ${sampleOrder(input.sort)} LIMIT 1`;
+      SELECT "line" FROM "rollout_sample" WHERE ${sampleWhere(input)} ORDER BY ${sampleOrder(input)} LIMIT 1`;
     return { line: row?.line ?? null };
   }),
 
@@ -322,6 +321,8 @@ export const rolloutsRouter = {
           charsMax: true,
           toolCallsMin: true,
           toolCallsMax: true,
+          turnsMin: true,
+          turnsMax: true,
           fields: true,
         })
         .extend({

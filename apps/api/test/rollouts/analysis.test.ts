@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importDump } from '@fusebox/rollouts';
+import { dumpLine, writeDump } from '@fusebox/testing/rollout-dump';
+import { type RouterContext, createRouterContext } from '../router-context';
+
+const OTHER_PROMPT = 'user\nAnother question\nassistant\n';
+const SHORT = 'assistant\n#### 42';
+
+describe('the rollout analysis router', () => {
+  let context: RouterContext;
+  let caller: RouterContext['caller'];
+  let runId: string;
+
+  beforeAll(async () => {
+    context = await createRouterContext();
+    ({ caller } = context);
+    // Step 1: a math group (scores 0 and 1: a signal) and a code group (both 1: none). Step 2: both uniform.
+    const dir = await writeDump({
+      '1.jsonl': [
+        dumpLine({ score: 0, data_source: 'math', len_penalty: 0.5 }),
+        dumpLine({ score: 1, data_source: 'math', output: SHORT, len_penalty: 1.5 }),
+        dumpLine({ score: 1, data_source: 'code', input: OTHER_PROMPT }),
+        dumpLine({ score: 1, data_source: 'code', input: OTHER_PROMPT, output: SHORT }),
+      ],
+      '2.jsonl': [
+        dumpLine({ step: 2, score: 0, data_source: 'math', output: SHORT }),
+        dumpLine({ step: 2, score: 0, data_source: 'math', output: SHORT }),
+        dumpLine({ step: 2, score: 1, data_source: 'code', input: OTHER_PROMPT }),
+      ],
+    });
+    runId = (await importDump(context.opened.sql, { dir, name: 'analysis-run' })).run.id;
+  });
+  afterAll(() => context?.close());
+
+  it('charts any metric per step, split by data_source', async () => {
+    const turns = await caller.rolloutAnalysis.metricSteps({ runId, metric: 'turns' });
+    expect(turns.groups).toHaveLength(1);
+    // dumpLine's default output has two assistant messages; SHORT has one.
+    expect(turns.groups[0]!.steps.map((step) => step.mean)).toEqual([1.5, 4 / 3]);
+
+    const split = await caller.rolloutAnalysis.metricSteps({
+      runId,
+      metric: 'tool_calls',
+      splitBy: 'data_source',
+    });
+    expect(split.steps).toEqual([1, 2]);
+    const math = split.groups.find((group) => group.name === 'math')!;
+    expect(math.samples).toBe(4);
+    expect(math.steps.map((step) => step.mean)).toEqual([0.5, 0]);
+
+    const extra = await caller.rolloutAnalysis.metricSteps({ runId, metric: 'extra:len_penalty' });
+    expect(extra.groups[0]!.steps[0]).toMatchObject({ samples: 4, counted: 2, mean: 1, median: 1 });
+  });
+
+  it('refuses a metric it does not know, naming the ones it does', async () => {
+    const refused = caller.rolloutAnalysis.metricSteps({ runId, metric: 'lenght' });
+    await expect(refused).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    await expect(refused).rejects.toThrow(
+      /unknown metric .*lenght.*: use score, response_chars, tool_calls, turns or extra:FIELD/,
+    );
+  });
+
+  it('sorts and bounds a step by turns and by a numeric extra field', async () => {
+    const byPenalty = await caller.rollouts.samples({
+      runId,
+      step: 1,
+      sort: 'field_desc',
+      sortField: 'len_penalty',
+    });
+    expect(byPenalty.items.map((item) => item.line)).toEqual([2, 1, 3, 4]);
+    const oneTurn = await caller.rollouts.samples({ runId, step: 1, turnsMax: 1 });
+    expect(oneTurn.items.map((item) => [item.line, item.turns])).toEqual([
+      [2, 1],
+      [4, 1],
+    ]);
+  });
+
+  it('counts GRPO groups whose rewards are all equal, per step, and lists them', async () => {
+    expect(await caller.rolloutAnalysis.groupSteps({ runId })).toEqual([
+      { step: 1, groups: 2, uniform: 1, uniformSamples: 2 },
+      // A group of one sample has no spread to speak of: it is not counted as uniform.
+      { step: 2, groups: 2, uniform: 1, uniformSamples: 2 },
+    ]);
+    const uniform = await caller.rolloutAnalysis.groups({ runId, uniform: true });
+    expect(uniform.items.map((group) => [group.step, group.firstLine, group.samples, group.min])).toEqual([
+      [1, 3, 2, 1],
+      [2, 1, 2, 0],
+    ]);
+    expect(uniform.items[0]!.prompt).toContain('Another question');
+  });
+
+  it("shows one group's samples side by side", async () => {
+    const [first] = (await caller.rolloutAnalysis.groups({ runId, step: 1 })).items;
+    const group = await caller.rolloutAnalysis.group({ runId, step: 1, promptHash: first!.promptHash });
+    expect(group.uniform).toBe(false);
+    expect(group.samples.map((sample) => [sample.line, sample.score, sample.turns])).toEqual([
+      [1, 0, 2],
+      [2, 1, 1],
+    ]);
+    await expect(
+      caller.rolloutAnalysis.group({ runId, step: 9, promptHash: first!.promptHash }),
+    ).rejects.toThrow(/no sample of prompt [0-9a-f]{16} at step 9/);
+  });
+
+  it('exports a filtered step whole, page by page in the list order', async () => {
+    const page = await caller.rolloutAnalysis.exportPage({ runId, step: 1, scoreMin: 1, sort: 'length_asc' });
+    expect(page.nextCursor).toBeNull();
+    expect(page.items.map((item) => [item.line, item.output.length])).toEqual([
+      [2, SHORT.length],
+      [4, SHORT.length],
+      [3, String(dumpLine().output).length],
+    ]);
+    expect(page.items[0]).toMatchObject({ score: 1, gts: '42', extras: { data_source: 'math' } });
+  });
+});

@@ -1,0 +1,225 @@
+import { Prisma } from '@fusebox/db/prisma';
+import { pgInt } from '@fusebox/db/bounded-numbers';
+import { TRPCError, type TRPCRouterRecord } from '@trpc/server';
+import { z } from 'zod';
+import {
+  metricSql,
+  sampleFilterSchema,
+  sampleMetricSchema,
+  sampleOrder,
+  sampleWhere,
+} from '@fusebox/rollouts';
+import { publicProcedure } from '../init';
+import { assertRun } from './rollouts';
+
+/** A chart split by a text field shows its commonest values; more lines than this cannot be told apart. */
+const MAX_SPLIT_GROUPS = 8;
+/** Samples per export page: whole texts travel, so pages are smaller than the list's. */
+const EXPORT_PAGE = 200;
+/** GRPO groups per page of their list. */
+const GROUP_PAGE = 100;
+/** The samples of one GRPO group shown side by side (verl's `rollout.n` is 5–16 in practice). */
+const MAX_GROUP_SAMPLES = 64;
+
+const fieldName = z.string().min(1).max(200);
+
+interface MetricStepRow {
+  group: string | null;
+  step: number;
+  samples: number;
+  /** Samples with a value for the metric (an extra field may be missing or not a number). */
+  counted: number;
+  mean: number | null;
+  p10: number | null;
+  median: number | null;
+  p90: number | null;
+}
+
+/**
+ * What the run page charts and what the GRPO view reads: any metric over steps (mean and spread), split by a
+ * text field, the groups of samples of one prompt at one step, and a filtered list exported whole.
+ */
+export const rolloutAnalysisRouter = {
+  /**
+   * Per step, the mean, median and 10th–90th percentiles of a metric (score, response length, tool calls,
+   * turns, or a numeric extra field), optionally split by a text extra field such as `data_source`: one line
+   * per value, the commonest MAX_SPLIT_GROUPS of them.
+   */
+  metricSteps: publicProcedure
+    .input(z.object({ runId: z.uuid(), metric: sampleMetricSchema, splitBy: fieldName.nullish() }))
+    .query(async ({ ctx, input }) => {
+      await assertRun(ctx, input.runId);
+      const value = metricSql(input.metric);
+      const group = input.splitBy ? Prisma.sql`"extras" ->> ${input.splitBy}` : Prisma.sql`NULL::text`;
+      const rows = await ctx.prisma.$queryRaw<MetricStepRow[]>`
+        SELECT "group", "step", count(*)::int AS "samples", count("value")::int AS "counted",
+          avg("value") AS "mean",
+          percentile_cont(0.1) WITHIN GROUP (ORDER BY "value") AS "p10",
+          percentile_cont(0.5) WITHIN GROUP (ORDER BY "value") AS "median",
+          percentile_cont(0.9) WITHIN GROUP (ORDER BY "value") AS "p90"
+        FROM (SELECT "step", ${value}::double precision AS "value", ${group} AS "group"
+          FROM "rollout_sample" WHERE "run_id" = ${input.runId}::uuid) metric
+        GROUP BY "group", "step" ORDER BY "step"`;
+      const sizes = new Map<string | null, number>();
+      for (const row of rows) sizes.set(row.group, (sizes.get(row.group) ?? 0) + row.samples);
+      const shown = [...sizes.entries()].sort((a, b) => b[1] - a[1]).slice(0, MAX_SPLIT_GROUPS);
+      const steps = [...new Set(rows.map((row) => row.step))].sort((a, b) => a - b);
+      return {
+        metric: input.metric,
+        splitBy: input.splitBy ?? null,
+        steps,
+        /** Values of the split field beyond the commonest MAX_SPLIT_GROUPS, left out of the chart. */
+        hiddenGroups: sizes.size - shown.length,
+        groups: shown.map(([name, samples]) => {
+          const byStep = new Map(rows.filter((row) => row.group === name).map((row) => [row.step, row]));
+          return {
+            name,
+            samples,
+            steps: steps.map((step) => {
+              const row = byStep.get(step);
+              return {
+                step,
+                samples: row?.samples ?? 0,
+                counted: row?.counted ?? 0,
+                mean: row?.mean ?? null,
+                p10: row?.p10 ?? null,
+                median: row?.median ?? null,
+                p90: row?.p90 ?? null,
+              };
+            }),
+          };
+        }),
+      };
+    }),
+
+  /**
+   * Per step, its GRPO groups (samples that share a prompt) and how many have every reward equal: such a
+   * group's advantages are all zero, so it teaches the policy nothing.
+   */
+  groupSteps: publicProcedure.input(z.object({ runId: z.uuid() })).query(async ({ ctx, input }) => {
+    await assertRun(ctx, input.runId);
+    return ctx.prisma.$queryRaw<{ step: number; groups: number; uniform: number; uniformSamples: number }[]>`
+      SELECT "step", count(*)::int AS "groups",
+        count(*) FILTER (WHERE "uniform")::int AS "uniform",
+        coalesce(sum("samples") FILTER (WHERE "uniform"), 0)::int AS "uniformSamples"
+      FROM (SELECT "step", count(*) AS "samples",
+          count(*) > 1 AND count("score") = count(*) AND min("score") = max("score") AS "uniform"
+        FROM "rollout_sample" WHERE "run_id" = ${input.runId}::uuid GROUP BY "step", "prompt_hash") grouped
+      GROUP BY "step" ORDER BY "step"`;
+  }),
+
+  /**
+   * One page of a run's GRPO groups, by step and first line: with `uniform`, only those whose rewards are all
+   * equal (no learning signal). Each carries its prompt's start, to tell the groups apart.
+   */
+  groups: publicProcedure
+    .input(
+      z.object({
+        runId: z.uuid(),
+        step: pgInt().optional(),
+        uniform: z.boolean().default(false),
+        cursor: pgInt(0).nullish(),
+      }),
+    )
+    .query(async ({ ctx, input }) => {
+      await assertRun(ctx, input.runId);
+      const offset = input.cursor ?? 0;
+      const step = input.step === undefined ? Prisma.sql`TRUE` : Prisma.sql`"step" = ${input.step}`;
+      const uniform = input.uniform
+        ? Prisma.sql`count(*) > 1 AND count("score") = count(*) AND min("score") = max("score")`
+        : Prisma.sql`TRUE`;
+      const rows = await ctx.prisma.$queryRaw<
+        {
+          step: number;
+          promptHash: string;
+          samples: number;
+          firstLine: number;
+          min: number | null;
+          max: number | null;
+          mean: number | null;
+          prompt: string;
+        }[]
+      >`
+        SELECT g."step", g."promptHash", g."samples", g."firstLine", g."min", g."max", g."mean",
+          left(substr(s."input", strpos(s."input", E'\nuser\n') + 6), 160) AS "prompt"
+        FROM (SELECT "step", "prompt_hash" AS "promptHash", count(*)::int AS "samples", min("line") AS "firstLine",
+            min("score") AS "min", max("score") AS "max", avg("score") AS "mean"
+          FROM "rollout_sample" WHERE "run_id" = ${input.runId}::uuid AND ${step}
+          GROUP BY "step", "prompt_hash" HAVING ${uniform}
+          ORDER BY "step", min("line") LIMIT ${GROUP_PAGE + 1} OFFSET ${offset}) g
+        JOIN "rollout_sample" s ON s."run_id" = ${input.runId}::uuid AND s."step" = g."step" AND s."line" = g."firstLine"
+        ORDER BY g."step", g."firstLine"`;
+      const items = rows.slice(0, GROUP_PAGE);
+      return { items, nextCursor: rows.length > GROUP_PAGE ? offset + GROUP_PAGE : null };
+    }),
+
+  /** The samples of one prompt at one step, side by side: a GRPO group, as the advantage saw it. */
+  group: publicProcedure
+    .input(z.object({ runId: z.uuid(), step: pgInt(), promptHash: z.string().regex(/^[0-9a-f]{16}$/) }))
+    .query(async ({ ctx, input }) => {
+      const run = await assertRun(ctx, input.runId);
+      const samples = await ctx.prisma.rolloutSample.findMany({
+        where: { runId: input.runId, step: input.step, promptHash: input.promptHash },
+        orderBy: { line: 'asc' },
+        take: MAX_GROUP_SAMPLES + 1,
+        select: {
+          line: true,
+          score: true,
+          input: true,
+          output: true,
+          extras: true,
+          responseChars: true,
+          toolCalls: true,
+          turns: true,
+        },
+      });
+      if (samples.length === 0) {
+        throw new TRPCError({
+          code: 'NOT_FOUND',
+          message: `no sample of prompt ${input.promptHash} at step ${input.step} of this run`,
+        });
+      }
+      const scores = samples.map((sample) => sample.score);
+      return {
+        run,
+        step: input.step,
+        input: samples[0]!.input,
+        uniform: samples.length > 1 && scores.every((score) => score !== null && score === scores[0]),
+        more: samples.length > MAX_GROUP_SAMPLES,
+        samples: samples.slice(0, MAX_GROUP_SAMPLES).map(({ input: _input, extras, ...sample }) => ({
+          ...sample,
+          extras: extras as Record<string, unknown>,
+        })),
+      };
+    }),
+
+  /**
+   * One page of a step's samples under the browser's filters and sort, whole (input, output, ground truth,
+   * score, extras): the browser joins the pages into a JSONL or CSV download.
+   */
+  exportPage: publicProcedure
+    .input(sampleFilterSchema.extend({ cursor: pgInt(0).nullish() }))
+    .query(async ({ ctx, input }) => {
+      await assertRun(ctx, input.runId);
+      const offset = input.cursor ?? 0;
+      const rows = await ctx.prisma.$queryRaw<
+        {
+          step: number;
+          line: number;
+          request_id: string | null;
+          input: string;
+          output: string;
+          gts: unknown;
+          score: number | null;
+          extras: Record<string, unknown>;
+        }[]
+      >`
+        SELECT "step", "line", "request_id", "input", "output", "gts", "score", "extras"
+        FROM "rollout_sample" WHERE ${sampleWhere(input)}
+        ORDER BY ${sampleOrder(input)} LIMIT ${EXPORT_PAGE + 1} OFFSET ${offset}`;
+      return {
+        items: rows.slice(0, EXPORT_PAGE),
+        nextCursor: rows.length > EXPORT_PAGE ? offset + EXPORT_PAGE : null,
+      };
+    }),
+} satisfies TRPCRouterRecord;

@@ -1,0 +1,31 @@
+/** What the browser sorts, filters and charts a response by, counted once when its line is imported. */
+export interface ResponseMetrics {
+  /** Characters as Postgres's `length()` counts them (code points), so SQL and JavaScript agree. */
+  responseChars: number;
+  /** `<tool_call>`s the model wrote: what tool-use collapse shows in. */
+  toolCalls: number;
+  /** Assistant messages: one, plus one per `assistant` role line after a newline (none for an empty response). */
+  turns: number;
+}
+
+const TOOL_CALL_TAG = '<tool_call>';
+const ASSISTANT_LINE = '\nassistant\n';
+const HIGH_SURROGATE = /[\uD800-\uDBFF](?=[\uDC00-\uDFFF])/g;
+
+function occurrences(text: string, needle: string): number {
+  let count = 0;
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) count++;
+  return count;
+}
+
+/**
+ * Counts a response's metrics the way the migration that added them counted older rows in SQL
+ * (`20261125200500_rollout_sample_metrics`): non-overlapping occurrences, lengths in code points.
+ */
+export function responseMetrics(output: string): ResponseMetrics {
+  return {
+    responseChars: output.length - (output.match(HIGH_SURROGATE)?.length ?? 0),
+    toolCalls: occurrences(output, TOOL_CALL_TAG),
+    turns: output === '' ? 0 : 1 + occurrences(output, ASSISTANT_LINE),
+  };
+}
