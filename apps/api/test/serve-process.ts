@@ -36,6 +36,8 @@ export interface ProcessOptions {
   cwd?: string;
   uid?: number;
   gid?: number;
+  /** A command that runs node, as `unshare -fp --mount-proc` does (node is then pid 1 of a new namespace). */
+  launcher?: string[];
 }
 
 /**
@@ -48,8 +50,13 @@ export async function startServer(
   timeoutMs = 90_000,
   options: ProcessOptions = {},
 ): Promise<RunningServer> {
-  const child = spawn(process.execPath, [FUSEBOX_BIN, 'serve', ...args], {
-    ...options,
+  const { launcher = [], ...spawnOptions } = options;
+  const [command, ...argv] = [...launcher, process.execPath, FUSEBOX_BIN, 'serve', ...args] as [
+    string,
+    ...string[],
+  ];
+  const child = spawn(command, argv, {
+    ...spawnOptions,
     env: { ...process.env, PORT: '0', FUSEBOX_LOG_FORMAT: 'json', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -4,6 +4,10 @@
 # sandbox (so opening never blocks and a reader never sees a spurious end), and the executor opens its own end by
 # path. The spawner reaps the sandboxes and reports how they ended, so a kill never hits a reused pid.
 #
+# It is also their subreaper: bubblewrap's sandboxed child outlives bubblewrap for a moment when a sandbox is
+# killed, and an orphan goes to the nearest subreaper, else to pid 1. Without this every run left a zombie for
+# pid 1 to reap, which piles up when pid 1 reaps nothing (Fusebox itself as a container's pid 1: 457 seen).
+#
 # A sandbox is started inside its cgroup: the spawner joins the cgroup, spawns, and goes back to its own, so the
 # limits hold from the first instruction and bubblewrap's cgroup namespace is rooted there (the sandbox sees
 # "/", not the API's pid). Files it opens for the sandbox (bubblewrap's seccomp filter, /etc files to copy in)
@@ -31,8 +35,12 @@ import os
 import signal
 import sys
 import threading
+import time
 
 PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+# When told to stop, how long to wait for the killed sandboxes to be reaped, so none is left to pid 1.
+STOP_REAP_SECONDS = 5
 MS_NOSUID, MS_NODEV = 2, 4
 MNT_DETACH = 2
 CLONE_NEWNS = 0x00020000
@@ -132,10 +140,14 @@ def kill(request):
 
 def reap():
     while True:
-        with lock:
-            while not children:
-                has_children.wait()
-        pid, status = os.waitpid(-1, 0)
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            # None now; a spawn wakes this up, and orphans adopted meanwhile are reaped within the second.
+            with lock:
+                if not children:
+                    has_children.wait(1.0)
+            continue
         with lock:
             ident = children.pop(pid, None)
             if ident is not None:
@@ -143,6 +155,33 @@ def reap():
         if ident is not None:
             send({'id': ident, 'exit': os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else None,
                   'signal': os.WTERMSIG(status) if os.WIFSIGNALED(status) else None})
+
+
+def own_children():
+    pids = []
+    for tid in os.listdir('/proc/self/task'):
+        try:
+            with open(f'/proc/self/task/{tid}/children') as listing:
+                pids.extend(int(pid) for pid in listing.read().split())
+        except OSError:
+            pass
+    return pids
+
+
+def stop():
+    """Kills every process it started or adopted, and waits until the reaper has reaped them all."""
+    deadline = time.monotonic() + STOP_REAP_SECONDS
+    while time.monotonic() < deadline:
+        pids = own_children()
+        if not pids:
+            return
+        for pid in pids:
+            for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+                try:
+                    target()
+                except OSError:
+                    pass
+        time.sleep(0.02)
 
 
 def no_inherited_fds():
@@ -159,22 +198,19 @@ def no_inherited_fds():
 
 def main():
     no_inherited_fds()
-    # Sandboxes die with their parent (bubblewrap's --die-with-parent); this process dies with the executor's.
+    # Sandboxes die with their parent (bubblewrap's --die-with-parent); this process dies with the executor's,
+    # which passes its pid: if that is no longer the parent, it died before the signal was armed.
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() == 1:
+    if os.getppid() != int(sys.argv[1]):
         sys.exit(1)
+    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     if os.getuid() == 0:
         private_mounts()
     threading.Thread(target=reap, daemon=True).start()
     for line in sys.stdin.buffer:
         request = json.loads(line)
         {'spawn': spawn, 'kill': kill, 'unmount': unmount}[request['op']](request)
-    with lock:
-        for pid in list(children):
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except OSError:
-                pass
+    stop()
 
 
 main()

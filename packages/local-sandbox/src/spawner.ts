@@ -64,7 +64,7 @@ export class Spawner {
   #dead: Error | undefined;
 
   constructor() {
-    this.#process = spawn('/usr/bin/python3', ['-I', '-c', SPAWNER_SOURCE], {
+    this.#process = spawn('/usr/bin/python3', ['-I', '-c', SPAWNER_SOURCE, String(process.pid)], {
       stdio: ['pipe', 'pipe', 'inherit'],
       env: EMPTY_ENV,
       // Sandboxes may run as a uid that cannot enter the API's working directory.
