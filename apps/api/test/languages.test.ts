@@ -58,4 +58,78 @@ describe('GET /v1/languages', () => {
       run_result: null,
     });
   });
+
+  const runCode = async (body: object) => {
+    const response = await fetch(`${base}/run_code`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ compile_timeout: 120, run_timeout: 60, ...body }),
+    });
+    expect(response.status, await response.clone().text()).toBe(200);
+    return (await response.json()) as {
+      status: string;
+      message: string;
+      compile_result: { status: string; return_code: number | null; stderr: string } | null;
+      run_result: { stdout: string; stderr: string } | null;
+    };
+  };
+  const available = async (language: string) => {
+    const response = await fetch(`${base}/v1/languages`);
+    const { languages } = languagesResponseSchema.parse(await response.json());
+    return languages.find((entry) => entry.language === language)?.available === true;
+  };
+
+  // verl sends memory_limit_MB=1024 with every call; a default JVM reserves more address space than that.
+  const JVM_PROGRAMS = {
+    java: 'public class Main { public static void main(String[] a) { int[] big = new int[10_000_000]; big[1] = 42; System.out.println("hello " + big[1]); } }',
+    junit:
+      'import org.junit.jupiter.api.Test;\nimport static org.junit.jupiter.api.Assertions.*;\nclass HelloTest {\n  @Test\n  void hello() { System.out.println("hello " + 42); assertEquals(42, 21 * 2); }\n}\n',
+    scala: 'object Hello {\n  def main(args: Array[String]): Unit = println("hello " + 42)\n}',
+    kotlin_script: 'println("hello " + 42)',
+  };
+  it.each(Object.entries(JVM_PROGRAMS))(
+    '%s runs under memory_limit_MB 1024 and 512, or says what limit its JVM needs',
+    async (language, code) => {
+      if (!(await available(language))) return;
+      for (const memory_limit_MB of [1024, 512]) {
+        const answer = await runCode({ code, language, memory_limit_MB });
+        // Kotlin's script compiler runs in the limited step and needs 640 MB (see jvm-memory.ts).
+        if (language === 'kotlin_script' && memory_limit_MB < 640) {
+          expect(answer).toMatchObject({ status: 'SandboxError', run_result: null });
+          expect(answer.message).toContain('needs memory_limit_MB >= 640');
+          continue;
+        }
+        expect(answer.status, JSON.stringify(answer)).toBe('Success');
+        expect(answer.run_result?.stdout).toContain('hello 42');
+      }
+      const tooSmall = await runCode({ code, language, memory_limit_MB: 256 });
+      expect(tooSmall).toMatchObject({ status: 'SandboxError', compile_result: null, run_result: null });
+      expect(tooSmall.message).toMatch(
+        new RegExp(`^${language} cannot start under memory_limit_MB=256: .*needs memory_limit_MB >= \\d+`),
+      );
+    },
+    240_000,
+  );
+
+  it('java under a limit still fails as Java does when the program outgrows its heap', async () => {
+    if (!(await available('java'))) return;
+    const answer = await runCode({
+      code: 'public class Main { public static void main(String[] a) { long[] big = new long[200_000_000]; System.out.println(big.length); } }',
+      language: 'java',
+      memory_limit_MB: 1024,
+    });
+    expect(answer.status).toBe('Failed');
+    expect(answer.run_result?.stderr).toContain('java.lang.OutOfMemoryError: Java heap space');
+  }, 120_000);
+
+  it('scala without an object answers SandboxFusion\'s SandboxError "Object name not found."', async () => {
+    const answer = await runCode({ code: 'println("no object")', language: 'scala' });
+    if (!(await available('scala'))) return;
+    expect(answer).toMatchObject({
+      status: 'SandboxError',
+      message: 'Object name not found.',
+      compile_result: { status: 'Error', return_code: 1, stderr: 'Object name not found.' },
+      run_result: null,
+    });
+  });
 });

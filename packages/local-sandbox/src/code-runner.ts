@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandRunResult, RunCodeRequest, RunCodeResponse } from '@fusebox/sandbox-client/protocol';
+import { jvmLimits, jvmMinimumMB } from './jvm-memory';
 import { unavailableReason } from './language-statuses';
 import { LANGUAGE_RUNNERS } from './languages';
 import { runJob } from './run-job';
@@ -22,6 +23,8 @@ export interface CodeRunOutcome {
   response: RunCodeResponse;
   compileMs: number | null;
   runMs: number | null;
+  /** CPU time of all the run's processes together, in ms, from its cgroup (forked runs with cgroups only). */
+  cpuMs?: number;
   outputTruncated: boolean;
 }
 
@@ -43,6 +46,18 @@ export async function runCodeRequest(
   const unavailable = unavailableReason(request.language, sandboxes.launcher);
   const runner = LANGUAGE_RUNNERS[request.language];
   if (unavailable !== undefined || !runner) return sandboxError(unavailable ?? request.language);
+  const refused = runner.refuse?.(request.code);
+  if (refused !== undefined) return refusedCompile(refused);
+  const memoryLimitMB = request.memory_limit_MB > 0 ? request.memory_limit_MB : undefined;
+  const jvm = runner.jvm && jvmLimits(memoryLimitMB, runner.jvm);
+  if (runner.jvm && !jvm) {
+    // Not the JVM's "Could not reserve enough space for object heap": the caller's limit is what does not fit.
+    return sandboxError(
+      `${request.language} cannot start under memory_limit_MB=${request.memory_limit_MB}: its JVM reserves ` +
+        `about ${runner.jvm.reserveMB} MB of address space besides its heap (the limit is RLIMIT_AS), so it needs ` +
+        `memory_limit_MB >= ${jvmMinimumMB(runner.jvm)} (or -1 for no limit)`,
+    );
+  }
 
   const sandbox = await sandboxes.pool.take();
   try {
@@ -61,16 +76,17 @@ export async function runCodeRequest(
       await linkWorkdirEntry(sandbox.workdir, 'node_modules', RUNTIME_NODE_MODULES);
     }
     await writeWorkdirFile(sandbox.workdir, source, code);
-    const memoryLimitBytes = request.memory_limit_MB > 0 ? request.memory_limit_MB * 1024 * 1024 : undefined;
+    const memoryLimitBytes = memoryLimitMB === undefined ? undefined : memoryLimitMB * 1024 * 1024;
     // Absolute, as SandboxFusion passes them: compilers and tracebacks then name the file the same way.
     const sourcePath = join(sandbox.workdir.inside, source);
+    const run = runner.run(sourcePath, request.code, jvm?.options ?? []);
     const result = await runJob(
       sandbox,
       {
         compile: runner.compile
           ? { argv: runner.compile(sourcePath), memoryLimitBytes: undefined }
           : undefined,
-        run: { argv: runner.run(sourcePath, request.code), memoryLimitBytes },
+        run: { argv: jvm?.env.length ? ['env', ...jvm.env, ...run] : run, memoryLimitBytes },
         stdin: request.stdin,
         compileTimeoutMs: request.compile_timeout * 1000,
         runTimeoutMs: request.run_timeout * 1000,
@@ -120,6 +136,18 @@ function finished(compile: CommandRunResult | null, run: CommandRunResult | null
     runMs: run ? 0 : null,
     outputTruncated: false,
   };
+}
+
+/** SandboxFusion's answer for code its runner refuses: a compile step in `Error` carrying the reason. */
+function refusedCompile(reason: string): CodeRunOutcome {
+  const compile: CommandRunResult = {
+    status: 'Error',
+    execution_time: 0,
+    return_code: 1,
+    stdout: '',
+    stderr: reason,
+  };
+  return { ...finished(compile, null), compileMs: null };
 }
 
 function sandboxError(message: string): CodeRunOutcome {

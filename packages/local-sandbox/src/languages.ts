@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Language } from '@fusebox/sandbox-client/protocol';
+import { JVM_KOTLIN_SCRIPT, JVM_PROGRAM, type JvmFootprint } from './jvm-memory';
 import { randomName } from './random-name';
 import { RUNTIME_GO_CACHE } from './runtime-profiles';
 
@@ -12,8 +13,15 @@ export interface LanguageRunner {
   /** Files (absolute) that must exist too, such as a jar the run step loads. */
   requiresFiles?: readonly string[];
   compile?(source: string): string[];
-  /** The run step; `code` is the submitted code, for languages whose command depends on it. */
-  run(source: string, code: string): string[];
+  /**
+   * The run step; `code` is the submitted code, for languages whose command depends on it, and `jvmOptions`
+   * the options that fit a JVM under the run's memory limit (see `jvmLimits`).
+   */
+  run(source: string, code: string, jvmOptions: readonly string[]): string[];
+  /** How the run step's JVM fits under a memory limit, for languages whose run step is a JVM. */
+  jvm?: JvmFootprint;
+  /** Why this code cannot run at all (answered as SandboxError, as SandboxFusion does), if it cannot. */
+  refuse?(code: string): string | undefined;
   /** Rewrites the code before it is written (PHP needs its opening tag). */
   prepare?(code: string): string;
   /** Whether the runtime profile's npm packages are linked into the working directory as `node_modules`. */
@@ -47,6 +55,12 @@ const JAVA_CLASS_PATH = '.:/usr/share/java/javatuples.jar';
 /** JUnit 5's console launcher (Debian's junit5), which SandboxFusion's junit runner runs its tests with. */
 const JUNIT_CONSOLE = '/usr/share/java/junit-platform-console-standalone.jar';
 const JUNIT_CLASS_PATH = `${JAVA_CLASS_PATH}:${JUNIT_CONSOLE}`;
+
+/** JVM options as the scala and kotlinc launcher scripts take them (each behind `-J`). */
+const launcherOptions = (jvmOptions: readonly string[]) => jvmOptions.map((option) => `-J${option}`);
+
+/** The object a Scala program runs, found as SandboxFusion finds it: the first `object NAME`. */
+const scalaObject = (code: string) => /object\s+(\w+)/.exec(code)?.[1];
 
 const file = (extension: string) => () => `${randomName()}${extension}`;
 
@@ -92,7 +106,8 @@ export const LANGUAGE_RUNNERS: Partial<Record<Language, LanguageRunner>> = {
     sourceFile: () => 'Main.java',
     requires: ['javac', 'java'],
     compile: (source) => ['javac', '-cp', JAVA_CLASS_PATH, source],
-    run: () => ['java', '-cp', JAVA_CLASS_PATH, '-ea', 'Main'],
+    run: (_source, _code, jvmOptions) => ['java', ...jvmOptions, '-cp', JAVA_CLASS_PATH, '-ea', 'Main'],
+    jvm: JVM_PROGRAM,
   },
   junit: {
     // Named after the public class, as javac requires (SandboxFusion's rule; Main when there is none).
@@ -101,8 +116,9 @@ export const LANGUAGE_RUNNERS: Partial<Record<Language, LanguageRunner>> = {
     requiresFiles: [JUNIT_CONSOLE],
     // Every .java file of the working directory, as SandboxFusion compiles `*.java` (tests may come in `files`).
     compile: () => ['/bin/sh', '-c', 'exec javac -cp "$0" *.java', JUNIT_CLASS_PATH],
-    run: () => [
+    run: (_source, _code, jvmOptions) => [
       'java',
+      ...jvmOptions,
       '-jar',
       JUNIT_CONSOLE,
       '--class-path',
@@ -110,6 +126,7 @@ export const LANGUAGE_RUNNERS: Partial<Record<Language, LanguageRunner>> = {
       '--scan-class-path',
       '--disable-banner',
     ],
+    jvm: JVM_PROGRAM,
   },
   php: {
     ...interpreted('.php', ['php', '-f']),
@@ -125,7 +142,12 @@ export const LANGUAGE_RUNNERS: Partial<Record<Language, LanguageRunner>> = {
   ruby: interpreted('.rb', ['ruby']),
   racket: interpreted('.rkt', ['racket']),
   // SandboxFusion runs `kotlin FILE`; Debian's Kotlin (1.3) runs scripts only through its compiler.
-  kotlin_script: interpreted('.kts', ['kotlinc', '-script']),
+  kotlin_script: {
+    sourceFile: file('.kts'),
+    requires: ['kotlinc'],
+    run: (source, _code, jvmOptions) => ['kotlinc', ...launcherOptions(jvmOptions), '-script', source],
+    jvm: JVM_KOTLIN_SCRIPT,
+  },
   sql: {
     sourceFile: file('.sql'),
     requires: ['sqlite3'],
@@ -153,6 +175,9 @@ export const LANGUAGE_RUNNERS: Partial<Record<Language, LanguageRunner>> = {
     sourceFile: file('.scala'),
     requires: ['scalac', 'scala'],
     compile: (source) => ['scalac', source],
-    run: (_source, code) => ['scala', /object\s+(\w+)/.exec(code)?.[1] ?? 'Main'],
+    run: (_source, code, jvmOptions) => ['scala', ...launcherOptions(jvmOptions), scalaObject(code) ?? ''],
+    jvm: JVM_PROGRAM,
+    // SandboxFusion's answer, word for word: the object to run is named in the code or nowhere.
+    refuse: (code) => (scalaObject(code) === undefined ? 'Object name not found.' : undefined),
   },
 };
