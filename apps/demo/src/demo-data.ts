@@ -10,6 +10,15 @@ export const GSM8K_PROBLEMS_PATH = fileURLToPath(new URL('../data/gsm8k.jsonl', 
 /** Coding tasks in Fusebox's task format (instance_hash 9100000000000000001…), imported before the demo runs. */
 export const CODING_TASKS_PATH = fileURLToPath(new URL('../data/coding-tasks.jsonl', import.meta.url));
 
+/** Passages for the search episodes, in Search-R1's corpus format; the demo imports them as SEARCH_CORPUS_NAME. */
+export const SEARCH_CORPUS_PATH = fileURLToPath(new URL('../data/search-corpus.jsonl', import.meta.url));
+export const SEARCH_CORPUS_NAME = 'fusebox-demo-wiki';
+
+/** Questions the search corpus answers, one or two searches away. */
+export const SEARCH_QUESTIONS_PATH = fileURLToPath(
+  new URL('../data/search-questions.jsonl', import.meta.url),
+);
+
 const answer = z.string().regex(/^-?\d+$/, 'expected an integer, as GSM8K answers are');
 
 export const gsm8kProblemSchema = z.object({
@@ -26,6 +35,21 @@ export const gsm8kProblemSchema = z.object({
 });
 
 export type Gsm8kProblem = z.output<typeof gsm8kProblemSchema>;
+
+export const searchQuestionSchema = z.object({
+  id: z.string().min(1),
+  question: z.string().min(1),
+  /** Any of them is right, after SQuAD's normalisation (HotpotQA and Search-R1 list aliases the same way). */
+  golden_answers: z.array(z.string().min(1)).min(1),
+  /** What the scripted model searches for, one query per turn: two for a two-hop question. */
+  queries: z.array(z.string().min(1)).min(1).max(2),
+  /** One line of reasoning the scripted model writes before it answers. */
+  reasoning: z.string().min(1),
+  /** A plausible wrong answer: a near miss, as a model makes. */
+  mistake_answer: z.string().min(1),
+});
+
+export type SearchQuestion = z.output<typeof searchQuestionSchema>;
 
 /** A demo coding task: a Fusebox task whose metadata also holds what the scripted model writes. */
 export const codingTaskSchema = fuseboxTaskSchema.extend({
@@ -44,6 +68,10 @@ export type CodingTask = z.output<typeof codingTaskSchema>;
 
 export function loadGsm8kProblems(path = GSM8K_PROBLEMS_PATH): Promise<Gsm8kProblem[]> {
   return readJsonl(path, gsm8kProblemSchema);
+}
+
+export function loadSearchQuestions(path = SEARCH_QUESTIONS_PATH): Promise<SearchQuestion[]> {
+  return readJsonl(path, searchQuestionSchema);
 }
 
 export function loadCodingTasks(path = CODING_TASKS_PATH): Promise<CodingTask[]> {

@@ -3,7 +3,7 @@ import { basename, join, resolve } from 'node:path';
 import type { DatabaseTarget } from '@fusebox/db/database';
 import { z } from 'zod';
 import { demoDatabaseTarget } from './demo-env';
-import { TASK_FAMILIES, type TaskFamily } from './demo-tally';
+import { DEFAULT_TASK_FAMILIES, TASK_FAMILIES, type TaskFamily } from './demo-tally';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });
 const positiveInt = (max: number) =>
@@ -28,7 +28,7 @@ export const demoFlagsSchema = z
       .pipe(
         z.array(z.enum(TASK_FAMILIES, { error: `expected a list of ${TASK_FAMILIES.join(', ')}` })).min(1),
       )
-      .default([...TASK_FAMILIES]),
+      .default([...DEFAULT_TASK_FAMILIES]),
     out: z.string().min(1, 'must not be empty').optional(),
     name: z.string().min(1, 'must not be empty').optional(),
     'sandbox-url': httpUrl.optional(),

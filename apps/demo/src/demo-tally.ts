@@ -1,13 +1,21 @@
 import type { ToolCallRecord, Trajectory } from '@fusebox/tools';
 
-/** The demo's two kinds of episode: GSM8K with the code interpreter, and coding tasks through sessions. */
-export const TASK_FAMILIES = ['gsm8k', 'coding'] as const;
+/**
+ * The demo's kinds of episode: GSM8K with the code interpreter, coding tasks through sessions, and questions
+ * answered by searching a corpus through `/retrieve`.
+ */
+export const TASK_FAMILIES = ['gsm8k', 'coding', 'search'] as const;
 export type TaskFamily = (typeof TASK_FAMILIES)[number];
+
+/** What the demo runs unless told otherwise: the families that exercise the sandbox. */
+export const DEFAULT_TASK_FAMILIES: readonly TaskFamily[] = ['gsm8k', 'coding'];
 
 /** Run outcomes that are answers, not errors: the code ran and printed what it printed. */
 const ANSWERS = new Set(['success', 'wrong_answer']);
 /** Outcomes of a call that never reached the sandbox. */
 const NOT_RUN = new Set(['api_error', 'unsupported_language']);
+/** Search outcomes that are answers: passages, or none matching. */
+const SEARCH_ANSWERS = new Set(['success', 'no_results']);
 
 /** Episodes, rewards and tool calls of one group of episodes (a task family, or a scripted case). */
 export interface GroupTally {
@@ -29,6 +37,8 @@ export function callOutcome(call: ToolCallRecord): { executed: boolean; error: s
   // Sandbox tools report how the run went as metrics.status; the gsm8k checker runs nothing and reports none.
   const status = call.metrics.status;
   if (typeof status !== 'string') return { executed: false, error: null };
+  // A search reports its status too, but runs no code.
+  if (call.name === 'search') return { executed: false, error: SEARCH_ANSWERS.has(status) ? null : status };
   return { executed: !NOT_RUN.has(status), error: ANSWERS.has(status) ? null : status };
 }
 

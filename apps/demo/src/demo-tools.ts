@@ -1,6 +1,7 @@
 import { createSandboxClient } from '@fusebox/sandbox-client';
-import { type BaseTool, CodeInterpreterTool, Gsm8kTool } from '@fusebox/tools';
+import { type BaseTool, CodeInterpreterTool, Gsm8kTool, SearchTool } from '@fusebox/tools';
 import { AgentSessionTool } from './agent-session-tool';
+import { SEARCH_CORPUS_NAME } from './demo-data';
 import type { FuseboxApi } from './fusebox-api';
 import type { TaskFamily } from './demo-tally';
 
@@ -17,10 +18,10 @@ export interface DemoTools {
 }
 
 /**
- * verl's code interpreter and gsm8k tools for the word problems, and the session tool for the coding tasks.
- * The code interpreter sends every call straight on, with no limiter of its own: the server's global limiter is
- * the one that decides, which is what the dashboard shows. The token goes only to the Fusebox API, never to
- * another `--sandbox-url`.
+ * verl's code interpreter and gsm8k tools for the word problems, the session tool for the coding tasks, and
+ * verl's search tool on the demo's corpus for the search questions. The code interpreter and the search tool
+ * send every call straight on, with no limiter of their own: the server's limiters are the ones that decide,
+ * which is what the dashboard shows. The token goes only to the Fusebox API, never to another `--sandbox-url`.
  */
 export function createDemoTools(
   api: FuseboxApi,
@@ -42,11 +43,20 @@ export function createDemoTools(
     undefined,
     { client },
   );
-  const tools = { gsm8k: [code, new Gsm8kTool()], coding: [new AgentSessionTool(api)] };
+  const search = new SearchTool(
+    {
+      retrieval_service_url: `${api.url}/retrieve/${SEARCH_CORPUS_NAME}`,
+      num_workers: concurrency,
+      enable_global_rate_limit: false,
+    },
+    undefined,
+    token ? { headers: { authorization: `Bearer ${token}` } } : {},
+  );
+  const tools = { gsm8k: [code, new Gsm8kTool()], coding: [new AgentSessionTool(api)], search: [search] };
   return {
     byFamily: tools,
     async close() {
-      await Promise.allSettled([...tools.gsm8k, ...tools.coding].map((tool) => tool.close()));
+      await Promise.allSettled(Object.values(tools).flatMap((family) => family.map((tool) => tool.close())));
       await client.close();
     },
   };

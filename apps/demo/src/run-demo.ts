@@ -2,15 +2,23 @@ import { readdir } from 'node:fs/promises';
 import { runBatch, type Trajectory, writeVerlDump } from '@fusebox/tools';
 import { openImporter, type Importer } from '@fusebox/local-import';
 import type { RunRef } from '@fusebox/rollouts';
-import { CODING_TASKS_PATH, loadCodingTasks, loadGsm8kProblems } from './demo-data';
+import {
+  CODING_TASKS_PATH,
+  SEARCH_CORPUS_NAME,
+  SEARCH_CORPUS_PATH,
+  loadCodingTasks,
+  loadGsm8kProblems,
+  loadSearchQuestions,
+} from './demo-data';
 import type { DemoSettings } from './demo-options';
 import { demoPolicy } from './demo-policy';
 import { DemoSetupError } from './demo-setup-error';
-import { DemoTally, type TaskFamily, callOutcome } from './demo-tally';
+import { DemoTally, TASK_FAMILIES, type TaskFamily, callOutcome } from './demo-tally';
 import { createDemoTools } from './demo-tools';
 import { type ExecutionStats, readExecutionStats } from './execution-stats';
 import { fuseboxApi } from './fusebox-api';
 import { scoreGsm8k } from './gsm8k-episodes';
+import { SEARCH_RESPONSE_CHARS, scoreSearch } from './search-episodes';
 import { type ServerInfo, checkServer } from './server-check';
 import type { KeyLoad } from '@fusebox/api-router';
 import { gateLoad, watchServerLoad } from './server-load';
@@ -61,7 +69,11 @@ export async function runDemo(settings: DemoSettings, io: DemoIo, signal: AbortS
   const server = await checkServer(api, settings, signal);
   await assertNoDump(settings.outDir);
   const concurrency = settings.concurrency ?? EPISODES_PER_PERMIT * (server.limit ?? DEFAULT_LIMIT);
-  const [problems, tasks] = await Promise.all([loadGsm8kProblems(), loadCodingTasks()]);
+  const [problems, tasks, questions] = await Promise.all([
+    loadGsm8kProblems(),
+    loadCodingTasks(),
+    loadSearchQuestions(),
+  ]);
   const coding = settings.families.includes('coding');
 
   // Embedded, the server holds the database: the imports and the statistics at the end go through it.
@@ -70,6 +82,7 @@ export async function runDemo(settings: DemoSettings, io: DemoIo, signal: AbortS
   const stopWatching = new AbortController();
   try {
     if (coding) await importCodingTasks(importer);
+    if (settings.families.includes('search')) await importSearchCorpus(importer);
     const tally = new DemoTally();
     tally.planned = settings.episodes * settings.steps;
     io.log(
@@ -84,7 +97,13 @@ export async function runDemo(settings: DemoSettings, io: DemoIo, signal: AbortS
     const files: string[] = [];
     let run: RunRef | undefined;
     for (let step = 1; step <= settings.steps; step += 1) {
-      const plan = planStep(step, { ...settings, scripted: !settings.model, problems, tasks });
+      const plan = planStep(step, {
+        ...settings,
+        scripted: !settings.model,
+        problems,
+        tasks,
+        questions,
+      });
       scripts = plan.scripts;
       const report = () =>
         io.onProgress({
@@ -100,8 +119,11 @@ export async function runDemo(settings: DemoSettings, io: DemoIo, signal: AbortS
           : runBatch(plan.episodes[family], {
               generate,
               tools: tools.byFamily[family],
-              limits: { maxAssistantTurns: settings.maxTurns },
-              ...(family === 'gsm8k' ? { score: scoreGsm8k } : {}),
+              limits: {
+                maxAssistantTurns: settings.maxTurns,
+                ...(family === 'search' ? { maxToolResponseLength: SEARCH_RESPONSE_CHARS } : {}),
+              },
+              ...(family === 'coding' ? {} : { score: family === 'gsm8k' ? scoreGsm8k : scoreSearch }),
               concurrency: share,
               signal,
               onProgress: ({ trajectory }) => {
@@ -109,11 +131,11 @@ export async function runDemo(settings: DemoSettings, io: DemoIo, signal: AbortS
                 report();
               },
             });
-      const shares = splitConcurrency(concurrency, plan.episodes.gsm8k.length, plan.episodes.coding.length);
+      const shares = splitConcurrency(concurrency, plan.episodes);
       let trajectories: Trajectory[];
       try {
         trajectories = (
-          await Promise.all([batch('gsm8k', shares.gsm8k), batch('coding', shares.coding)])
+          await Promise.all(TASK_FAMILIES.map((family) => batch(family, shares[family])))
         ).flat();
       } finally {
         clearInterval(timer);
@@ -172,12 +194,30 @@ async function importCodingTasks(importer: Importer): Promise<void> {
   if (problems.length > 0) throw new Error(`${CODING_TASKS_PATH} is invalid:\n${problems.join('\n')}`);
 }
 
-/** Episodes in flight per family, in proportion to their sizes, each family at least one when it has work. */
-function splitConcurrency(concurrency: number, gsm8k: number, coding: number): Record<TaskFamily, number> {
-  if (coding === 0) return { gsm8k: concurrency, coding: 1 };
-  if (gsm8k === 0) return { gsm8k: 1, coding: concurrency };
-  const share = Math.min(concurrency - 1, Math.max(1, Math.round((concurrency * gsm8k) / (gsm8k + coding))));
-  return { gsm8k: Math.max(1, share), coding: Math.max(1, concurrency - share) };
+/** Episodes in flight per family, in proportion to their sizes, each family at least one. */
+function splitConcurrency(
+  concurrency: number,
+  episodes: Record<TaskFamily, readonly unknown[]>,
+): Record<TaskFamily, number> {
+  const total = TASK_FAMILIES.reduce((sum, family) => sum + episodes[family].length, 0);
+  return Object.fromEntries(
+    TASK_FAMILIES.map((family) => [
+      family,
+      Math.max(1, Math.round((concurrency * episodes[family].length) / Math.max(1, total))),
+    ]),
+  ) as Record<TaskFamily, number>;
+}
+
+/** The search questions' corpus, imported (or found already imported) before the first search. */
+async function importSearchCorpus(importer: Importer): Promise<void> {
+  const problems: string[] = [];
+  await importer.importCorpus({
+    path: SEARCH_CORPUS_PATH,
+    name: SEARCH_CORPUS_NAME,
+    onProblem: ({ line, problem }) => problems.push(`line ${line}: ${problem}`),
+  });
+  // The file ships with Fusebox: a rejected line is a bug here, not the user's to fix.
+  if (problems.length > 0) throw new Error(`${SEARCH_CORPUS_PATH} is invalid:\n${problems.join('\n')}`);
 }
 
 /**

@@ -1,9 +1,10 @@
 import type { EpisodeRequest } from '@fusebox/tools';
 import { codingRequest, codingScript } from './coding-episodes';
 import { type DemoCase, caseFor } from './demo-cases';
-import type { CodingTask, Gsm8kProblem } from './demo-data';
-import type { TaskFamily } from './demo-tally';
+import type { CodingTask, Gsm8kProblem, SearchQuestion } from './demo-data';
+import { TASK_FAMILIES, type TaskFamily } from './demo-tally';
 import { gsm8kRequest, gsm8kScript } from './gsm8k-episodes';
+import { searchRequest, searchScript } from './search-episodes';
 
 /** One step's episodes per task family, and the scripted turns of each episode by request id. */
 export interface StepPlan {
@@ -15,8 +16,8 @@ export interface StepPlan {
 const STEP_OFFSET = 7;
 
 /**
- * The episodes of one step (1-based): `episodes` in all, split evenly between the families, cycling through
- * the shipped problems and tasks. Scripted episodes get their case (see `caseFor`) and their turns; with a
+ * The episodes of one step (1-based): `episodes` in all, split evenly between the families (the first ones get
+ * the remainder), cycling through the shipped problems, tasks and questions. Scripted episodes get their case (see `caseFor`) and their turns; with a
  * real model, `scripted` is false and only the prompts are planned.
  */
 export function planStep(
@@ -27,21 +28,25 @@ export function planStep(
     scripted,
     problems,
     tasks,
+    questions,
   }: {
     episodes: number;
     families: readonly TaskFamily[];
     scripted: boolean;
     problems: readonly Gsm8kProblem[];
     tasks: readonly CodingTask[];
+    questions: readonly SearchQuestion[];
   },
 ): StepPlan {
   const scripts = new Map<string, string[]>();
-  const gsm8kCount = families.includes('gsm8k')
-    ? families.includes('coding')
-      ? Math.ceil(episodes / 2)
-      : episodes
-    : 0;
-  const counts: Record<TaskFamily, number> = { gsm8k: gsm8kCount, coding: episodes - gsm8kCount };
+  const chosen = TASK_FAMILIES.filter((family) => families.includes(family));
+  const counts = Object.fromEntries(
+    TASK_FAMILIES.map((family) => {
+      const at = chosen.indexOf(family);
+      const share = Math.floor(episodes / chosen.length) + (at < episodes % chosen.length ? 1 : 0);
+      return [family, at < 0 ? 0 : share];
+    }),
+  ) as Record<TaskFamily, number>;
   const plan = <T>(
     items: readonly T[],
     count: number,
@@ -57,5 +62,6 @@ export function planStep(
     });
   const gsm8k = plan(problems, counts.gsm8k, gsm8kRequest, gsm8kScript);
   const coding = plan(tasks, counts.coding, codingRequest, codingScript);
-  return { episodes: { gsm8k, coding }, scripts };
+  const search = plan(questions, counts.search, searchRequest, searchScript);
+  return { episodes: { gsm8k, coding, search }, scripts };
 }

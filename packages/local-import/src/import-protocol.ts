@@ -7,6 +7,7 @@ import { TASK_FORMATS } from '@fusebox/tasks';
 
 export const TASKS_IMPORT_PATH = '/v1/local/import/tasks';
 export const ROLLOUTS_IMPORT_PATH = '/v1/local/import/rollouts';
+export const CORPUS_IMPORT_PATH = '/v1/local/import/corpus';
 
 /** Paths are the server's, so the CLI sends absolute ones (they are the same machine). */
 const absolutePath = z.string().startsWith('/', 'expected an absolute path');
@@ -14,6 +15,11 @@ const absolutePath = z.string().startsWith('/', 'expected an absolute path');
 export const tasksImportRequestSchema = z.object({
   path: absolutePath,
   format: z.enum(TASK_FORMATS),
+});
+
+export const corpusImportRequestSchema = z.object({
+  path: absolutePath,
+  name: z.string().min(1).optional(),
 });
 
 export const rolloutsImportRequestSchema = z.object({
@@ -66,5 +72,21 @@ export const rolloutsImportEventSchema = z.discriminatedUnion('type', [
   failed,
 ]);
 
+export const corpusImportEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('progress'), ...bytes, documents: z.number() }),
+  z.object({ type: z.literal('problem'), line: z.number(), problem: z.string() }),
+  z.object({
+    type: z.literal('done'),
+    summary: z.object({
+      corpus: z.object({ id: z.string(), name: z.string() }),
+      added: z.number(),
+      rejected: z.number(),
+      documents: z.number(),
+    }),
+  }),
+  failed,
+]);
+
 export type TasksImportEvent = z.infer<typeof tasksImportEventSchema>;
+export type CorpusImportEvent = z.infer<typeof corpusImportEventSchema>;
 export type RolloutsImportEvent = z.infer<typeof rolloutsImportEventSchema>;

@@ -1,5 +1,6 @@
 import type { PrismaClient } from '@fusebox/db/client';
 import type { Database } from '@fusebox/db/database';
+import { type CorpusImportSummary, type ImportCorpusOptions, importCorpus } from '@fusebox/retrieval';
 import { type ImportDumpOptions, type ImportSummary, importDump } from '@fusebox/rollouts';
 import { type TaskImportOptions, type TaskImportSummary, importTasks } from '@fusebox/tasks';
 
@@ -10,6 +11,8 @@ import { type TaskImportOptions, type TaskImportSummary, importTasks } from '@fu
 export interface Importer {
   importTasks(options: TaskImportOptions): Promise<TaskImportSummary>;
   importDump(options: ImportDumpOptions): Promise<ImportSummary>;
+  /** A Search-R1 corpus for `/retrieve` and search tasks. */
+  importCorpus(options: ImportCorpusOptions): Promise<CorpusImportSummary>;
   /** For reading what is there; through a server, it can only read. */
   reader: PrismaClient;
   close(): Promise<void>;
@@ -21,6 +24,7 @@ export function databaseImporter(database: Database): Importer {
     importTasks: (options) => importTasks(database.prisma, options),
     importDump: (options) =>
       importDump(database.sql, database.openSql ? { openSession: database.openSql, ...options } : options),
+    importCorpus: (options) => importCorpus(database.sql, options),
     reader: database.prisma,
     close: () => database.close(),
   };

@@ -3,12 +3,15 @@ import { createHeldPrismaClient } from '@fusebox/db/held-database';
 import { LOCAL_TOKEN_HEADER } from '@fusebox/db/local-protocol';
 import type { ServerRecord } from '@fusebox/db/server-record';
 import type { z } from 'zod';
+import type { CorpusImportSummary, ImportCorpusOptions } from '@fusebox/retrieval';
 import { type ImportDumpOptions, type ImportSummary, RolloutImportError } from '@fusebox/rollouts';
 import type { TaskImportOptions, TaskImportSummary } from '@fusebox/tasks';
 import type { Importer } from './importer';
 import {
+  CORPUS_IMPORT_PATH,
   ROLLOUTS_IMPORT_PATH,
   TASKS_IMPORT_PATH,
+  corpusImportEventSchema,
   rolloutsImportEventSchema,
   tasksImportEventSchema,
 } from './import-protocol';
@@ -115,6 +118,20 @@ export function serverImporter(
           if (event.type === 'progress') options.onProgress?.(event);
           else if (event.type === 'problem') options.onProblem?.(event);
           else if (event.type === 'file') options.onFile?.(event.file, event.result);
+          else if (event.type === 'done') summary = event.summary;
+        },
+      );
+      return summary!;
+    },
+    async importCorpus(options: ImportCorpusOptions): Promise<CorpusImportSummary> {
+      let summary: CorpusImportSummary | undefined;
+      await post(
+        CORPUS_IMPORT_PATH,
+        { path: resolve(options.path), ...(options.name ? { name: options.name } : {}) },
+        corpusImportEventSchema,
+        (event) => {
+          if (event.type === 'progress') options.onProgress?.(event);
+          else if (event.type === 'problem') options.onProblem?.(event);
           else if (event.type === 'done') summary = event.summary;
         },
       );

@@ -7,13 +7,17 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { secretMatcher } from '../auth';
 import { describeIssues } from '@fusebox/input';
 import {
+  CORPUS_IMPORT_PATH,
+  type CorpusImportEvent,
   ROLLOUTS_IMPORT_PATH,
   type RolloutsImportEvent,
   TASKS_IMPORT_PATH,
   type TasksImportEvent,
+  corpusImportRequestSchema,
   rolloutsImportRequestSchema,
   tasksImportRequestSchema,
 } from '@fusebox/local-import';
+import { importCorpus } from '@fusebox/retrieval';
 import { importDump } from '@fusebox/rollouts';
 import { importTasks } from '@fusebox/tasks';
 
@@ -30,7 +34,7 @@ export interface LocalAccess {
 
 /**
  * What other processes on this machine do through this server while it holds the embedded data directory, which
- * no other process can open: `fusebox tasks import` and `fusebox rollouts import` run their import here, on files
+ * no other process can open: `fusebox tasks import`, `fusebox rollouts import` and the demo's corpus import run here, on files
  * of this machine, with its events streamed back as JSON lines; readers (`fusebox demo`'s statistics, tests) run
  * Prisma's queries read-only. Only a caller that read the secret from the data directory may ask (403
  * otherwise), so the routes show nothing their caller could not read itself.
@@ -67,6 +71,19 @@ export function registerLocalRoutes(
     if (!body.success) return reply.code(400).send({ detail: describeIssues(body.error) });
     return streamEvents<TasksImportEvent>(reply, async (emit) => {
       const summary = await importTasks(options.prisma, {
+        ...body.data,
+        onProblem: (problem) => emit({ type: 'problem', ...problem }),
+        onProgress: (progress) => emit({ type: 'progress', ...progress }),
+      });
+      emit({ type: 'done', summary });
+    });
+  });
+
+  app.post(CORPUS_IMPORT_PATH, async (request, reply) => {
+    const body = corpusImportRequestSchema.safeParse(request.body);
+    if (!body.success) return reply.code(400).send({ detail: describeIssues(body.error) });
+    return streamEvents<CorpusImportEvent>(reply, async (emit) => {
+      const summary = await importCorpus(options.sql, {
         ...body.data,
         onProblem: (problem) => emit({ type: 'problem', ...problem }),
         onProgress: (progress) => emit({ type: 'progress', ...progress }),
