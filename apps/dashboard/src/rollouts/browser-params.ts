@@ -16,6 +16,8 @@ export const DERIVED_BOUNDS = {
   charsMax: 'len_max',
   toolCallsMin: 'calls_min',
   toolCallsMax: 'calls_max',
+  turnsMin: 'turns_min',
+  turnsMax: 'turns_max',
 } as const;
 
 export type DerivedBound = keyof typeof DERIVED_BOUNDS;
@@ -25,6 +27,8 @@ export interface BrowserParams {
   step: number | null;
   line: number | null;
   sort: SampleSort;
+  /** The numeric extra field a `field_desc`/`field_asc` sort orders by. */
+  sortField?: string;
   scoreMin?: number;
   scoreMax?: number;
   /** The response's length in characters and its tool calls, at least and at most. */
@@ -32,6 +36,8 @@ export interface BrowserParams {
   charsMax?: number;
   toolCallsMin?: number;
   toolCallsMax?: number;
+  turnsMin?: number;
+  turnsMax?: number;
   fields: FieldFilter[];
   /** A full-text search across all steps; when set, the list shows its results. */
   q: string;
@@ -83,10 +89,12 @@ export function parseBrowserParams(search: URLSearchParams): BrowserParams {
   const scoreMax = number(search.get('max'));
   const step = number(search.get('step'));
   const line = number(search.get('line'));
+  const sortField = search.get('sort_field') || undefined;
   return {
     step: step === undefined ? null : Math.trunc(step),
     line: line === undefined ? null : Math.trunc(line),
     sort: sort && SAMPLE_SORTS.includes(sort) ? sort : 'line',
+    ...(sortField === undefined ? {} : { sortField }),
     ...(scoreMin === undefined ? {} : { scoreMin }),
     ...(scoreMax === undefined ? {} : { scoreMax }),
     ...derivedBounds(search),
@@ -105,6 +113,7 @@ export function browserSearch(params: BrowserParams): string {
   if (params.step !== null) search.set('step', String(params.step));
   if (params.line !== null) search.set('line', String(params.line));
   if (params.sort !== 'line') search.set('sort', params.sort);
+  if (params.sortField !== undefined) search.set('sort_field', params.sortField);
   if (params.scoreMin !== undefined) search.set('min', String(params.scoreMin));
   if (params.scoreMax !== undefined) search.set('max', String(params.scoreMax));
   for (const [bound, key] of Object.entries(DERIVED_BOUNDS) as [DerivedBound, string][]) {
@@ -121,6 +130,7 @@ export function browserSearch(params: BrowserParams): string {
 export function sampleFilter(params: BrowserParams) {
   return {
     sort: params.sort,
+    ...(params.sortField === undefined ? {} : { sortField: params.sortField }),
     ...(params.scoreMin === undefined ? {} : { scoreMin: params.scoreMin }),
     ...(params.scoreMax === undefined ? {} : { scoreMax: params.scoreMax }),
     ...Object.fromEntries(

@@ -55,6 +55,8 @@ const NO_FILTERS = {
   charsMax: undefined,
   toolCallsMin: undefined,
   toolCallsMax: undefined,
+  turnsMin: undefined,
+  turnsMax: undefined,
   fields: [],
 } satisfies Partial<BrowserParams>;
 
@@ -82,6 +84,10 @@ export function FilterBar({ runId, step, params, onChange }: FilterBarProps) {
     onChange({ fields: filter ? [...others, { name, ...filter }] : others, line: null });
   };
   const current = (name: string) => params.fields.find((field) => field.name === name);
+  // Booleans sort too (as 1 and 0): `acc` highest first lists the correct answers first.
+  const numericFields = (fields.data ?? [])
+    .filter((field) => field.kinds.every((kind) => kind === 'number' || kind === 'boolean'))
+    .map((field) => field.name);
   return (
     <form className="filter-bar" aria-label="filters" onSubmit={(event) => event.preventDefault()}>
       <label>
@@ -108,8 +114,16 @@ export function FilterBar({ runId, step, params, onChange }: FilterBarProps) {
         sort{' '}
         <select
           aria-label="sort"
-          value={params.sort}
-          onChange={(event) => onChange({ sort: event.target.value as BrowserParams['sort'], line: null })}
+          value={params.sortField === undefined ? params.sort : `${params.sort}:${params.sortField}`}
+          onChange={(event) => {
+            // A field sort's option carries its field: `field_desc:len_penalty`.
+            const [sort, ...field] = event.target.value.split(':');
+            onChange({
+              sort: sort as BrowserParams['sort'],
+              sortField: field.length > 0 ? field.join(':') : undefined,
+              line: null,
+            });
+          }}
         >
           <option value="line">line</option>
           <option value="score_desc">score, highest first</option>
@@ -118,6 +132,16 @@ export function FilterBar({ runId, step, params, onChange }: FilterBarProps) {
           <option value="length_asc">response length, shortest first</option>
           <option value="tool_calls_desc">tool calls, most first</option>
           <option value="tool_calls_asc">tool calls, fewest first</option>
+          <option value="turns_desc">turns, most first</option>
+          <option value="turns_asc">turns, fewest first</option>
+          {numericFields.flatMap((name) => [
+            <option key={`${name}-desc`} value={`field_desc:${name}`}>
+              {name}, highest first
+            </option>,
+            <option key={`${name}-asc`} value={`field_asc:${name}`}>
+              {name}, lowest first
+            </option>,
+          ])}
         </select>
       </label>
       <BoundsInput label="response chars" min="charsMin" max="charsMax" params={params} onChange={onChange} />
@@ -128,6 +152,7 @@ export function FilterBar({ runId, step, params, onChange }: FilterBarProps) {
         params={params}
         onChange={onChange}
       />
+      <BoundsInput label="turns" min="turnsMin" max="turnsMax" params={params} onChange={onChange} />
       {(fields.data ?? []).map((field) => {
         const filter = current(field.name);
         if (field.kinds.length === 1 && field.kinds[0] === 'boolean') {

@@ -1,11 +1,13 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
+import { Suspense } from 'react';
 import { Link } from '~/components/link';
 import { LineChart } from '~/components/line-chart';
 import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
 import { formatScore } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
+import { MetricChart } from './metric-chart';
 
 function Histogram({ counts, labels }: { counts: number[]; labels: string[] }) {
   const max = Math.max(1, ...counts);
@@ -26,6 +28,16 @@ function Histogram({ counts, labels }: { counts: number[]; labels: string[] }) {
 export function RunSteps({ runId }: { runId: string }) {
   const trpc = useTRPC();
   const stats = useQuery({ ...trpc.rollouts.steps.queryOptions({ runId }), refetchInterval: 10_000 });
+  const lastStep = stats.data?.steps.at(-1)?.step;
+  const fields = useQuery({
+    ...trpc.rollouts.fields.queryOptions({ runId, step: lastStep ?? 0 }),
+    enabled: lastStep !== undefined,
+  });
+  const groups = useQuery({
+    ...trpc.rolloutAnalysis.groupSteps.queryOptions({ runId }),
+    refetchInterval: 10_000,
+  });
+  const groupsOf = new Map((groups.data ?? []).map((step) => [step.step, step]));
   if (stats.isPending) return <Loading what="the run" />;
   if (stats.isError) return <ProblemCard error={stats.error} what="Rollout run" />;
   const { run, steps, buckets } = stats.data;
@@ -56,8 +68,25 @@ export function RunSteps({ runId }: { runId: string }) {
             }}
             formatY={formatScore}
           />
+          <Suspense fallback={<Loading what="the charts" />}>
+            <MetricChart
+              runId={runId}
+              param="metric"
+              defaultMetric="response_chars"
+              fields={fields.data ?? []}
+            />
+            <MetricChart
+              runId={runId}
+              param="metric2"
+              defaultMetric="tool_calls"
+              fields={fields.data ?? []}
+            />
+          </Suspense>
           <p className="muted">
-            Distribution buckets: {labels.join(' · ')}. Open a step to read its samples.
+            Distribution buckets: {labels.join(' · ')}. Open a step to read its samples. A GRPO group is the
+            samples of one prompt at one step; when their rewards are all equal its advantages are all zero,
+            so it teaches nothing: <Link href={`/rollouts/${runId}/groups?uniform=1`}>list those groups</Link>
+            .
           </p>
           <table className="table" aria-label="steps">
             <thead>
@@ -69,6 +98,8 @@ export function RunSteps({ runId }: { runId: string }) {
                 <th>Median</th>
                 <th>Max</th>
                 <th title={labels.join(' · ')}>Score distribution</th>
+                <th>Groups</th>
+                <th title="groups whose rewards are all equal: no learning signal">All-equal groups</th>
                 <th>Skipped lines</th>
               </tr>
             </thead>
@@ -85,6 +116,17 @@ export function RunSteps({ runId }: { runId: string }) {
                   <td>{formatScore(step.max)}</td>
                   <td>
                     <Histogram counts={step.histogram} labels={labels} />
+                  </td>
+                  <td>{groupsOf.get(step.step)?.groups ?? ''}</td>
+                  <td>
+                    {groupsOf.get(step.step) ? (
+                      <Link
+                        href={`/rollouts/${runId}/groups?step=${step.step}&uniform=1`}
+                        aria-label={`all-equal groups of step ${step.step}`}
+                      >
+                        {groupsOf.get(step.step)!.uniform} ({groupsOf.get(step.step)!.uniformSamples} samples)
+                      </Link>
+                    ) : null}
                   </td>
                   <td>{step.rejected || ''}</td>
                 </tr>

@@ -7,6 +7,7 @@ import { InfiniteList } from '~/components/infinite-list';
 import { formatChars, formatScore } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
 import { type BrowserParams, browserSearch, sampleListInput } from './browser-params';
+import { ExportSamples } from './export-samples';
 
 function extrasSummary(extras: Record<string, unknown>): string {
   return Object.entries(extras)
@@ -36,7 +37,7 @@ export function SampleList({ runId, step, params }: { runId: string; step: numbe
   return (
     <>
       <p className="list-count" aria-live="polite">
-        {total.toLocaleString()} samples
+        {total.toLocaleString()} samples <ExportSamples runId={runId} step={step} params={params} />
       </p>
       <InfiniteList
         label="samples"
@@ -56,8 +57,8 @@ export function SampleList({ runId, step, params }: { runId: string; step: numbe
               <span className="row-head">
                 <strong>#{item.line}</strong> <span className="score-chip">{formatScore(item.score)}</span>{' '}
                 <span className="muted">{extrasSummary(item.extras)}</span>
-                <span className="muted right" title="response characters · tool calls">
-                  {formatChars(item.responseChars)} · {item.toolCalls} calls
+                <span className="muted right" title="response characters · tool calls · assistant turns">
+                  {formatChars(item.responseChars)} · {item.toolCalls} calls · {item.turns} turns
                 </span>
               </span>
               <span className="preview">{item.prompt.replace(/\s+/g, ' ')}</span>

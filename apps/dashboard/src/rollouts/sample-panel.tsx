@@ -2,7 +2,18 @@
 
 import { Link } from '~/components/link';
 import { formatScore } from '~/components/format';
+import { CopyButton } from '~/components/copy-button';
 import type { Sample } from './types';
+
+/** A sample as one line of verl's dump would hold it, with its place in the run: what "Copy as JSON" copies. */
+function sampleJson(sample: Sample): string {
+  const { step, line, requestId, input, output, gts, score, extras } = sample;
+  return JSON.stringify(
+    { run: sample.run.name, step, line, request_id: requestId, input, output, gts, score, ...extras },
+    null,
+    2,
+  );
+}
 
 function Value({ value }: { value: unknown }) {
   if (typeof value === 'string') return <code>{value}</code>;
@@ -19,6 +30,12 @@ export function SamplePanel({
 }) {
   return (
     <aside className="side-panel" aria-label="sample details">
+      <p>
+        <CopyButton label="Copy as JSON" text={() => sampleJson(sample)} />{' '}
+        <Link href={`/rollouts/${sample.run.id}/group?step=${sample.step}&prompt=${sample.promptHash}`}>
+          its GRPO group, side by side
+        </Link>
+      </p>
       <dl>
         <dt>score</dt>
         <dd className="score-value">{formatScore(sample.score)}</dd>

@@ -278,10 +278,9 @@ export const rolloutsRouter = {
         take: 100,
         select: { step: true, line: true, score: true },
       });
-      const { promptHash: _hash, ...rest } = sample;
       const extras = sample.extras as Record<string, unknown>;
       return {
-        ...rest,
+        ...sample,
         extras,
         session: await sampleSession(ctx.prisma, extras),
         position: position

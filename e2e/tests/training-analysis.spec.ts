@@ -1,0 +1,143 @@
+import { readFile } from 'node:fs/promises';
+import { expect, test } from '@playwright/test';
+import { GROUP_SIZE, GRPO_STEPS, writeGrpoDump } from '../fixtures/grpo-dump';
+import { fusebox } from '../fusebox-cli';
+import { saveScreenshot } from '../screenshots';
+
+// Metrics beyond the score, GRPO groups, export and copy, on a run of two steps of two GRPO groups each.
+test.describe.configure({ mode: 'serial' });
+
+let runId = '';
+const SAMPLES = GRPO_STEPS * 2 * GROUP_SIZE;
+
+test('a run charts response length and tool calls over steps, split by data_source', async ({ page }) => {
+  const dir = await writeGrpoDump();
+  const imported = await fusebox(['rollouts', 'import', dir, '--name', 'e2e-grpo']);
+  expect(imported.stdout).toContain(`imported ${SAMPLES} samples`);
+  await page.goto('/rollouts');
+  await page.getByRole('table', { name: 'rollout runs' }).getByRole('link', { name: 'e2e-grpo' }).click();
+  await expect(page.getByRole('heading', { name: /Rollouts · e2e-grpo/ })).toBeVisible();
+  runId = /\/rollouts\/([0-9a-f-]{36})/.exec(page.url())![1]!;
+
+  // By default: the response length and the tool calls, each split by the dump's data_source.
+  for (const source of ['math', 'code']) {
+    await expect(
+      page.getByRole('img', { name: `response length (chars) over steps, data_source = ${source}` }),
+    ).toBeVisible();
+    await expect(
+      page.getByRole('img', { name: `tool calls over steps, data_source = ${source}` }),
+    ).toBeVisible();
+  }
+  await saveScreenshot(page, 'rollouts-metrics');
+
+  // Any metric: turns, then a numeric extra field; the choice is in the URL and survives a reload.
+  await page.getByLabel('metric metric').selectOption('turns');
+  await expect(
+    page.getByRole('img', { name: 'assistant turns over steps, data_source = math' }),
+  ).toBeVisible();
+  await page.getByLabel('metric metric').selectOption('extra:len_penalty');
+  await expect(page).toHaveURL(/metric=extra%3Alen_penalty/);
+  await page.reload();
+  await expect(page.getByRole('img', { name: 'len_penalty over steps, data_source = code' })).toBeVisible();
+
+  // Split by nothing: one chart of the whole run.
+  await page.getByLabel('metric split').selectOption('-');
+  await expect(page.getByRole('img', { name: 'len_penalty over steps', exact: true })).toBeVisible();
+  await expect(page.getByRole('img', { name: /len_penalty over steps, data_source/ })).toHaveCount(0);
+});
+
+test('the browser sorts by turns and by an extra field, and bounds the turns', async ({ page }) => {
+  await page.goto(`/rollouts/${runId}/browse?step=1`);
+  await expect(page.getByLabel('keyboard shortcuts')).toBeVisible();
+  const rows = page.getByRole('list', { name: 'samples' }).getByRole('link');
+  await page.getByLabel('sort').selectOption('turns_desc');
+  // Lines 4 and 8 are the fourth sample of each group: four assistant turns.
+  await expect(rows.first()).toHaveAttribute('data-line', '4');
+  await expect(rows.first()).toContainText('4 turns');
+  await page.getByLabel('sort').selectOption('field_desc:len_penalty');
+  await expect(page).toHaveURL(/sort=field_desc&sort_field=len_penalty/);
+  await expect(rows.first()).toHaveAttribute('data-line', '8');
+  await page.getByLabel('turns maximum').fill('1');
+  await page.getByLabel('turns maximum').press('Enter');
+  await expect(page.locator('.list-count')).toContainText('2 samples');
+  await expect(page).toHaveURL(/turns_max=1/);
+});
+
+test('groups whose rewards are all equal are counted per step, listed, and shown side by side', async ({
+  page,
+}) => {
+  await page.goto(`/rollouts/${runId}`);
+  const steps = page.getByRole('table', { name: 'steps' });
+  await expect(steps.getByRole('row', { name: /step 1/ })).toContainText('1 (4 samples)');
+  await expect(steps.getByRole('row', { name: /step 2/ })).toContainText('0 (0 samples)');
+  await steps.getByRole('link', { name: 'all-equal groups of step 1' }).click();
+  const groups = page.getByRole('table', { name: 'groups' });
+  await expect(groups.getByRole('row')).toHaveCount(2);
+  await expect(groups.getByRole('row').nth(1)).toContainText('all 1');
+  await expect(groups.getByRole('row').nth(1)).toContainText('reverses a list');
+
+  // Without the filter, every group of the run.
+  // The box follows the URL, so it is clicked (uncheck() would check its state before the URL changes).
+  const uniformOnly = page.getByLabel(/only groups whose rewards are all equal/);
+  await uniformOnly.click();
+  await expect(uniformOnly).not.toBeChecked();
+  await page.getByRole('button', { name: /All steps/ }).click();
+  await expect(groups.getByRole('row')).toHaveCount(1 + GRPO_STEPS * 2);
+
+  await uniformOnly.click();
+  await expect(groups.getByRole('row')).toHaveCount(1 + 1);
+  await groups.getByRole('link', { name: 'side by side' }).click();
+  await expect(page.getByText('every reward is 1: no learning signal')).toBeVisible();
+  await expect(page.locator('.group-columns > section')).toHaveCount(GROUP_SIZE);
+  await expect(page.getByRole('region', { name: 'line 8' })).toContainText('4 turns');
+  await saveScreenshot(page, 'rollouts-group');
+});
+
+test('a sample links to its group, and copies as JSON', async ({ page, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.goto(`/rollouts/${runId}/browse?step=2&line=3`);
+  await expect(page.getByLabel('keyboard shortcuts')).toBeVisible();
+  await page.getByRole('button', { name: 'Copy as JSON' }).click();
+  await expect(page.getByRole('button', { name: 'Copied' })).toBeVisible();
+  const copied = JSON.parse(await page.evaluate(() => navigator.clipboard.readText())) as Record<
+    string,
+    unknown
+  >;
+  expect(copied).toMatchObject({
+    run: 'e2e-grpo',
+    step: 2,
+    line: 3,
+    request_id: 'math-2-3',
+    data_source: 'math',
+  });
+  await page.getByRole('link', { name: 'its GRPO group, side by side' }).click();
+  await expect(page.getByText('rewards 1, 0, 1, 0')).toBeVisible();
+});
+
+test('exports the filtered list as JSONL and CSV', async ({ page }) => {
+  await page.goto(`/rollouts/${runId}/browse?step=1&f=data_source%3Dcode&sort=turns_desc`);
+  await expect(page.locator('.list-count')).toContainText('4 samples');
+  const [jsonl] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'JSONL' }).click(),
+  ]);
+  expect(jsonl.suggestedFilename()).toBe('step-1.jsonl');
+  const lines = (await readFile(await jsonl.path(), 'utf8')).trimEnd().split('\n');
+  const samples = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  // The filter and the sort apply: the code group only, most turns first, extras back at the top level.
+  expect(samples.map((sample) => [sample.line, sample.data_source])).toEqual([
+    [8, 'code'],
+    [7, 'code'],
+    [6, 'code'],
+    [5, 'code'],
+  ]);
+  expect(typeof samples[0]!.output).toBe('string');
+
+  const [csv] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'CSV' }).click(),
+  ]);
+  const text = await readFile(await csv.path(), 'utf8');
+  expect(text.split('\r\n')[0]).toBe('step,line,request_id,score,gts,data_source,len_penalty,input,output');
+  expect(text).toContain('1,8,code-1-4,1,21,code,1.4,');
+});
