@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isAlive } from './process-alive';
+import { OWNER_PREFIX, ownerGone } from './process-owner';
 import { randomName } from './random-name';
 
 const CGROUP_V1 = '/sys/fs/cgroup';
@@ -88,7 +88,7 @@ export class CgroupParent {
         mkdirSync(base, { recursive: true });
         removeOrphans(base);
         // One per launcher, named after its process: several executors may live in one process.
-        const dir = join(base, randomName(`${process.pid}-`));
+        const dir = join(base, randomName(OWNER_PREFIX));
         mkdirSync(dir, { recursive: true });
         return dir;
       });
@@ -147,17 +147,22 @@ function killAll(dir: string): void {
   }
 }
 
-/** Removes the cgroups of Fusebox processes that no longer exist. */
+/**
+ * Kills what is left in the cgroups of Fusebox processes that no longer exist (a sandbox that escaped its
+ * parent-death signal as its server was SIGKILLed lives on there), and removes them once the kernel is done
+ * with the killed processes, in the background. One still busy after that is tried again by the next start.
+ */
 function removeOrphans(base: string): void {
   for (const entry of readdirSync(base, { withFileTypes: true })) {
-    const pid = /^(\d+)(?:-|$)/.exec(entry.name)?.[1];
-    if (!entry.isDirectory() || pid === undefined || isAlive(Number(pid))) continue;
+    if (!entry.isDirectory() || !ownerGone(entry.name)) continue;
     const dir = join(base, entry.name);
-    for (const child of readdirSync(dir, { withFileTypes: true })) {
-      if (!child.isDirectory()) continue;
-      killAll(join(dir, child.name));
-      tryRemove(join(dir, child.name));
-    }
-    tryRemove(dir);
+    const sandboxes = readdirSync(dir, { withFileTypes: true })
+      .filter((child) => child.isDirectory())
+      .map((child) => join(dir, child.name));
+    for (const cgroup of [dir, ...sandboxes]) killAll(cgroup);
+    void Promise.all(sandboxes.map((sandbox) => new SandboxCgroup([sandbox]).remove())).then(
+      () => tryRemove(dir),
+      () => {},
+    );
   }
 }

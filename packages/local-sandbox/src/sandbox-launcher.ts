@@ -24,7 +24,7 @@ import { IsolationUnavailableError } from './errors/isolation-unavailable-error'
 import { SandboxFailureError } from './errors/sandbox-failure-error';
 import { kernelInterfaceArgs } from './kernel-interfaces';
 import { LineChannel } from './line-channel';
-import { isAlive } from './process-alive';
+import { OWNER_PREFIX, ownerGone } from './process-owner';
 import { randomName } from './random-name';
 import { SandboxIdentities } from './sandbox-identities';
 import { writeSeccompFilter } from './seccomp';
@@ -158,7 +158,7 @@ export class SandboxLauncher {
         ? SandboxIdentities.forThisProcess(options.sandboxUidBase, options.warn)
         : undefined;
     const toolchains = await findToolchains({ forOtherUids: identities !== undefined });
-    const runtimeDir = mkdtempSync(join(tmpdir(), `fusebox-sandbox-${process.pid}-`));
+    const runtimeDir = mkdtempSync(join(tmpdir(), `fusebox-sandbox-${OWNER_PREFIX}`));
     // Sandboxes' uids pass through it to bind their /tmp; its other entries stay root's (0600 pipes and files).
     chmodSync(runtimeDir, 0o711);
     if (options.isolation === 'bwrap') {
@@ -292,7 +292,7 @@ export class SandboxLauncher {
     const releaseIdentity = () => {
       if (uid !== undefined) this.#identities?.release(uid);
     };
-    const hostDir = bwrap ? undefined : mkdtempSync(join(tmpdir(), `fusebox-run-${process.pid}-`));
+    const hostDir = bwrap ? undefined : mkdtempSync(join(tmpdir(), `fusebox-run-${OWNER_PREFIX}`));
     const inside = hostDir ?? `/tmp/${randomName()}`;
     const id = (this.#started += 1);
     const hostTmp = uid === undefined ? undefined : join(this.#runtimeDir, `tmp-${id}`);
@@ -609,8 +609,7 @@ function captureOutputs(pipes: Record<number, Socket>, limit: number): SandboxOu
 /** Removes the temporary directories of executors whose process died without cleaning up. */
 function removeOrphanDirectories(): void {
   for (const name of readdirSync(tmpdir())) {
-    const pid = /^fusebox-(?:sandbox|run)-(\d+)-/.exec(name)?.[1];
-    if (pid !== undefined && !isAlive(Number(pid)))
+    if (ownerGone(name, 'fusebox-sandbox-') || ownerGone(name, 'fusebox-run-'))
       rmSync(join(tmpdir(), name), { recursive: true, force: true });
   }
 }

@@ -2,7 +2,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { isAlive } from './process-alive';
+import { OWNER_PREFIX, ownerGone } from './process-owner';
 import { snapshotToolchain } from './toolchain-snapshot';
 
 /** Toolchains installed outside /usr (rustup, a Go tarball) are bound read-only at a fixed sandbox path. */
@@ -46,7 +46,7 @@ export async function findToolchains({ forOtherUids }: { forOtherUids: boolean }
     if (!forOtherUids || traversable(toolchain.host)) return [toolchain];
     try {
       // One folder per launcher: several executors may live in one process.
-      ownDir ??= mkdtempSync(join(viewsDir(), `${process.pid}-`));
+      ownDir ??= mkdtempSync(join(viewsDir(), OWNER_PREFIX));
       chmodSync(ownDir, 0o755);
       const view = join(ownDir, toolchain.mount.slice(1).replaceAll('/', '-'));
       mkdirSync(view, { mode: 0o755 });
@@ -101,8 +101,7 @@ function removeOrphanViews(): void {
   const dir = join(tmpdir(), 'fusebox-toolchains');
   if (!existsSync(dir)) return;
   for (const name of readdirSync(dir)) {
-    const pid = /^(\d+)-/.exec(name)?.[1];
-    if (pid === undefined || isAlive(Number(pid))) continue;
+    if (!ownerGone(name)) continue;
     for (const view of readdirSync(join(dir, name))) unmount(join(dir, name, view));
     removeEmpty(join(dir, name));
   }

@@ -53,7 +53,13 @@ describe.skipIf(!ROOT)('fusebox serve as pid 1 of its pid namespace', () => {
     dir = database.env.FUSEBOX_DATA_DIR as string;
   });
   afterAll(async () => {
-    if (server?.process.exitCode === null) await server.stop('SIGKILL');
+    // unshare ignores signals; its namespace's pid 1 takes every process there with it.
+    if (server?.process.exitCode === null) {
+      const exited = once(server.process, 'exit');
+      const pid1 = descendants(server.process.pid!)[0];
+      if (pid1) process.kill(pid1.pid, 'SIGKILL');
+      await exited;
+    }
     await database?.drop();
   });
 
