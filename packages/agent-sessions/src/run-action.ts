@@ -1,10 +1,7 @@
 import { SessionDeadError, SessionLimitError, SessionNotFoundError } from '@fusebox/local-sandbox/errors';
-import {
-  type RunCodeResponse,
-  runCodeRequestSchema,
-  runJupyterRequestSchema,
-} from '@fusebox/sandbox-client/protocol';
+import { type RunCodeResponse, runJupyterRequestSchema } from '@fusebox/sandbox-client/protocol';
 import type { LiveSession } from './live-session';
+import { programRequest } from './program-request';
 import { restoreSource } from './restore-source';
 import type { ExecutionRow, SessionSandbox } from './session-sandbox';
 
@@ -29,16 +26,7 @@ export async function runAction(
   const { task } = live;
   const { runTimeoutS, memoryLimitMB } = task.settings;
   if (task.sessionMode === 'fresh') {
-    const run = await sandbox.runProgram(
-      runCodeRequestSchema.parse({
-        code,
-        language: task.language,
-        compile_timeout: runTimeoutS,
-        run_timeout: runTimeoutS,
-        memory_limit_MB: memoryLimitMB,
-        files: task.setupFiles,
-      }),
-    );
+    const run = await sandbox.runProgram(programRequest(task, code));
     return { response: run.response, rows: [run.row] };
   }
 

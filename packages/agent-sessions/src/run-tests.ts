@@ -4,9 +4,16 @@ import { describeRun, truncateToolResponse } from '@fusebox/tools';
 import type { StoredTask, TaskTest, TestCounts } from '@fusebox/tasks';
 import type { TestOutcome } from './reward-detail';
 import { completed, withCompletionMarker, withoutMarker } from './completion-marker';
+import { runSplitTest, splitTest } from './run-split-test';
 import { stateCells } from './session-cells';
 import type { ExecutionRow, SessionSandbox } from './session-sandbox';
-import { type TestSubject, judgedByTrustedRunner, trustedTestJob, trustedVerdict } from './trusted-test';
+import {
+  type TestSubject,
+  type TrustedVerdict,
+  judgedByTrustedRunner,
+  trustedTestJob,
+  trustedVerdict,
+} from './trusted-test';
 
 /** Where AutoEval's test code wants the solution; without it the test code is appended. */
 const INSERT_MARKER = '#<INSERT>';
@@ -42,11 +49,15 @@ export async function runTests(
       ? { mode: 'cells', cells: stateCells(actions) }
       : { mode: 'program', solution: latestCode(actions) };
   const runs = await Promise.all(
-    task.tests.map((test) =>
-      test.kind === 'assert' && judgedByTrustedRunner(task.language, test.code)
-        ? runTrustedTest(sandbox, task, subject, test)
-        : runProgramTest(sandbox, task, latestCode(actions), test),
-    ),
+    task.tests.map(async (test) => {
+      if (test.kind === 'io') return runProgramTest(sandbox, task, latestCode(actions), test);
+      if (judgedByTrustedRunner(task.language, test.code))
+        return runTrustedTest(sandbox, task, subject, test);
+      const split = splitTest(task.language, test.code);
+      const judged = split && (await runSplitTest(sandbox, task, latestCode(actions), split));
+      if (judged === undefined) return runProgramTest(sandbox, task, latestCode(actions), test);
+      return { ...judgedOutcome(task, test, judged.response, judged.verdict), rows: judged.rows };
+    }),
   );
   const outcomes = runs.map(({ outcome }) => outcome);
   const passed = new Set(outcomes.filter((outcome) => outcome.passed).map((outcome) => outcome.name));
@@ -58,7 +69,7 @@ export async function runTests(
       p2pCount: task.passToPass.filter((name) => passed.has(name)).length,
       p2pTotal: task.passToPass.length,
     },
-    rows: runs.map(({ row }) => row),
+    rows: runs.flatMap(({ rows }) => rows),
     responses: runs.map(({ response }) => response),
   };
 }
@@ -79,12 +90,11 @@ async function runProgramTest(sandbox: SessionSandbox, task: StoredTask, solutio
       files: marked?.files ?? task.setupFiles,
     }),
   );
+  if (test.kind === 'io')
+    return { outcome: outcome(task, test, response, test.expectedStdout), rows: [row], response };
+  // An assert test judged in the model's own process: whatever it says, it could have forged (docs/sessions.md).
   if (marked === undefined)
-    return {
-      outcome: outcome(task, test, response, test.kind === 'io' ? test.expectedStdout : undefined),
-      row,
-      response,
-    };
+    return { outcome: { ...outcome(task, test, response), trusted: false as const }, rows: [row], response };
   const stdout = response.run_result?.stdout ?? '';
   const unmarked = {
     ...response,
@@ -93,7 +103,7 @@ async function runProgramTest(sandbox: SessionSandbox, task: StoredTask, solutio
       stdout: withoutMarker(stdout, marked.marker),
     },
   };
-  const ran = outcome(task, test, unmarked);
+  const ran = { ...outcome(task, test, unmarked), trusted: false as const };
   // Exit 0 without the marker: the process ended before the test's own code did.
   return {
     outcome:
@@ -105,7 +115,7 @@ async function runProgramTest(sandbox: SessionSandbox, task: StoredTask, solutio
             detail: `${ran.detail}\n(the test did not run to its end: the program exited before it finished)`,
           }
         : ran,
-    row,
+    rows: [row],
     response: unmarked,
   };
 }
@@ -118,16 +128,26 @@ async function runTrustedTest(
 ) {
   const job = trustedTestJob(task, test.code, subject);
   const { response, row } = await sandbox.runProgram(job.request);
-  const verdict = trustedVerdict(response, job.key);
+  return { ...judgedOutcome(task, test, response, trustedVerdict(response, job.key)), rows: [row] };
+}
+
+/**
+ * A test's outcome from a verdict the host computed (the trusted runner's, or a split test's comparison). Without
+ * one, a timeout, a crash or a memory limit says so; a run that ended well without a verdict is broken.
+ */
+function judgedOutcome(
+  task: StoredTask,
+  test: TaskTest,
+  response: RunCodeResponse,
+  verdict: TrustedVerdict | undefined,
+): { outcome: TestOutcome; response: RunCodeResponse } {
   if (verdict === undefined) {
-    // A timeout, a crash or a memory limit says so; a runner that ended well without one verdict line is broken.
     const ran = outcome(task, test, response);
     return {
       outcome:
         ran.status === 'success'
           ? { ...ran, passed: false, status: 'sandbox_error', detail: 'the test runner gave no verdict' }
           : { ...ran, passed: false },
-      row,
       response,
     };
   }
@@ -139,7 +159,6 @@ async function runTrustedTest(
       status: verdict.status,
       detail: truncateToolResponse(verdict.detail, DETAIL_CHARS, 'right').text,
     },
-    row,
     response,
   };
 }

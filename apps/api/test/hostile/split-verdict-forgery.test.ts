@@ -1,0 +1,210 @@
+import { describe, expect, it } from 'vitest';
+import { type Episode, useRewardSessions } from './reward-episodes';
+
+// Class 5 of the trust boundary (issue 15), for assert tests outside Python: a Node, TypeScript or C++ test in
+// MultiPL-E's shape is split (packages/agent-sessions/src/split-test.ts). The model's program only reports what
+// each assert's actual expression evaluated to; the expected literals stay on the host (or in a separate sandbox
+// for C++), which compares. Every probe here is a wrong solution aimed at that split, sent through the real
+// session routes; the right solution scores 1 through the same task, so no probe passes by failing to run.
+//
+// The expected values (987654321, 141093477) are 9-digit numbers that appear nowhere else: a program that finds
+// them in its own source, its working directory or its memory has read the test's answers.
+
+interface Forgery {
+  name: string;
+  solution: string;
+}
+
+interface LanguageProbes {
+  language: string;
+  test: string;
+  /** The same test with one more statement that the split refuses (a throw, an if): it keeps the marker path. */
+  unsplit: string;
+  right: string;
+  wrong: string;
+  /** Wrong, and returns the 9-digit numbers it finds in its own source and working directory. */
+  readsSource: string;
+  /** Wrong, and disables the test's own checks, which is all the marker path needed. */
+  disablesChecks: string;
+  forgeries: Forgery[];
+}
+
+const NODE_READS_SOURCE = `function secret(n) {
+  const fs = require('fs');
+  const files = [process.argv[1], ...fs.readdirSync('.')];
+  const text = files.map((f) => { try { return fs.readFileSync(f, 'utf8'); } catch { return ''; } }).join('\\n');
+  const numbers = (text.match(/\\b\\d{9}\\b/g) || []).map(Number);
+  return n === 7 ? numbers.find((x) => x > 900000000) : numbers.find((x) => x > 100000000 && x < 200000000);
+}`;
+
+const nodeForgeries = (typed: boolean): Forgery[] => {
+  const signature = typed ? 'function secret(n: number): any' : 'function secret(n)';
+  return [
+    {
+      name: 'prints a forged report for every site it finds in its source, then exits 0',
+      solution: `${signature} {
+  const src = require('fs').readFileSync(process.argv[1], 'utf8');
+  for (const [, site] of src.matchAll(/__fuseboxReport\\((\\d+)/g))
+    for (const guess of [0, 1, n, true, null]) process.stdout.write('\\nfusebox-report ' + site + ' ' + JSON.stringify({ value: guess }) + '\\n');
+  process.exit(0);
+}`,
+    },
+    {
+      name: 'patches the serialiser (JSON.stringify) to claim a value',
+      solution: `JSON.stringify = () => '{"value":987654320}';\n${signature} { return 0; }`,
+    },
+    {
+      name: 'patches Function.prototype.call to rewrite what the reporter writes',
+      solution: `const call = Function.prototype.call;
+Function.prototype.call = function (self, text, ...rest) {
+  if (typeof text === 'string' && text.includes('fusebox-report')) text = text.replace(/\\{"value".*\\}/, '{"value":0}');
+  return call.apply(this, [self, text, ...rest]);
+};
+${signature} { return 0; }`,
+    },
+    {
+      name: 'forks a process that prints the right reports after the harness wrote its own',
+      solution: `${signature} {
+  require('child_process').spawn('sh', ['-c', 'sleep 0.3; printf "\\\\nfusebox-report 0 {\\\\"value\\\\":987654321}\\\\nfusebox-report 1 {\\\\"value\\\\":141093477}\\\\n"'], { stdio: ['ignore', 'inherit', 'inherit'], detached: true }).unref();
+  return 0;
+}`,
+    },
+  ];
+};
+
+const CPP_TEST = (extra: string) =>
+  `}\n#include <cassert>\nint main() {\n    auto candidate = secret;\n    assert(candidate((7)) == (987654321));\n    assert(candidate((1)) == (141093477));\n${extra}}\n`;
+
+const PROBES: LanguageProbes[] = [
+  {
+    language: 'nodejs',
+    test: "const assert = require('node:assert');\n\n\nfunction test() {\n  let candidate = secret;\n  assert.deepEqual(candidate(7),987654321);\n  assert.deepEqual(candidate(1),141093477);\n}\n\ntest();\n",
+    unsplit:
+      "const assert = require('node:assert');\n\n\nfunction test() {\n  let candidate = secret;\n  if (typeof candidate !== 'function') throw new Error('no candidate');\n  assert.deepEqual(candidate(7),987654321);\n  assert.deepEqual(candidate(1),141093477);\n}\n\ntest();\n",
+    right: 'function secret(n) { return n * 141093474 + 3; }',
+    wrong: 'function secret(n) { return n * 141093474 + 4; }',
+    readsSource: NODE_READS_SOURCE,
+    disablesChecks: "require('assert').deepEqual = () => {};\nfunction secret(n) { return 0; }",
+    forgeries: nodeForgeries(false),
+  },
+  {
+    language: 'typescript',
+    test: "declare var require: any;\nconst assert = require('node:assert');\n\n\nfunction test() {\n  let candidate = secret;\n  assert.deepEqual(candidate(7),987654321);\n  assert.deepEqual(candidate(1),141093477);\n}\n\ntest();\n",
+    unsplit:
+      "declare var require: any;\nconst assert = require('node:assert');\n\n\nfunction test() {\n  let candidate = secret;\n  if (typeof candidate !== 'function') throw new Error('no candidate');\n  assert.deepEqual(candidate(7),987654321);\n  assert.deepEqual(candidate(1),141093477);\n}\n\ntest();\n",
+    right: 'function secret(n: number): number { return n * 141093474 + 3; }',
+    wrong: 'function secret(n: number): number { return n * 141093474 + 4; }',
+    readsSource: NODE_READS_SOURCE.replace('function secret(n)', 'function secret(n: number): any'),
+    disablesChecks:
+      "require('assert').deepEqual = () => {};\nfunction secret(n: number): number { return 0; }",
+    forgeries: nodeForgeries(true),
+  },
+  {
+    language: 'cpp',
+    test: CPP_TEST(''),
+    unsplit: CPP_TEST('    if (candidate(0) == -1) return 1;\n'),
+    // MultiPL-E's C++ prompts leave the function open: the test starts by closing it.
+    right: 'long secret(long n) {\n    return n * 141093474 + 3;',
+    wrong: 'long secret(long n) {\n    return n * 141093474 + 4;',
+    readsSource: `#include <dirent.h>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+long secret(long n) {
+    std::string all;
+    DIR* dir = opendir(".");
+    while (dirent* entry = readdir(dir)) {
+        std::string name = entry->d_name;
+        if (name.size() < 4 || name.substr(name.size() - 4) != ".cpp") continue;
+        std::ifstream file(name);
+        std::stringstream text;
+        text << file.rdbuf();
+        all += text.str();
+    }
+    std::regex nine("\\\\b[0-9]{9}\\\\b");
+    for (auto it = std::sregex_iterator(all.begin(), all.end(), nine); it != std::sregex_iterator(); ++it) {
+        long value = std::stol(it->str());
+        if (n == 7 && value > 900000000) return value;
+        if (n == 1 && value > 100000000 && value < 200000000) return value;
+    }
+    return 0;`,
+    // Before the test's <cassert>, NDEBUG turns every assert of it into nothing.
+    disablesChecks: '#define NDEBUG\nlong secret(long n) {\n    return 0;',
+    forgeries: [
+      {
+        name: 'prints a forged report for every site, then exits 0',
+        solution:
+          '#include <cstdio>\n#include <cstdlib>\nlong secret(long n) {\n    for (int site = 0; site < 4; ++site) for (long guess : {0L, 1L, n}) std::printf("\\nfusebox-report %d %ld\\n", site, guess);\n    std::fflush(stdout);\n    std::_Exit(0);',
+      },
+      {
+        name: 'redefines the reporter with a macro',
+        solution:
+          '#define report(site, value) report(site, 987654320L)\nlong secret(long n) {\n    return 0;',
+      },
+      {
+        name: 'forks a process that prints the right reports after the harness wrote its own',
+        solution:
+          '#include <cstdio>\n#include <unistd.h>\nlong secret(long n) {\n    static bool forked = false;\n    if (!forked) {\n        forked = true;\n        if (fork() == 0) {\n            usleep(300000);\n            std::printf("\\nfusebox-report 0 987654321\\nfusebox-report 1 141093477\\n");\n            std::fflush(stdout);\n            _exit(0);\n        }\n    }\n    return 0;',
+      },
+    ],
+  },
+];
+
+const task = (language: string, unsplit = false) => ({
+  name: `split-verdict-${language}${unsplit ? '-unsplit' : ''}`,
+  language,
+});
+const { episode, watched } = useRewardSessions(
+  PROBES.flatMap((p) =>
+    [false, true].map((unsplit) => ({
+      ...task(p.language, unsplit),
+      prompt: 'Write secret(n).',
+      session_mode: 'fresh',
+      tests: [{ name: 'secret', code: unsplit ? p.unsplit : p.test }],
+    })),
+  ),
+);
+
+const scored = (run: Episode) => [run.reward, JSON.stringify(run.detail)] as const;
+
+describe('assert tests split between the model and the host', { timeout: 240_000 }, () => {
+  describe.each(PROBES.map((p) => [p.language, p] as const))('%s', (_language, p) => {
+    it('the right solution scores 1, judged by the host; a wrong one 0', async () => {
+      const [right, wrong] = await watched(() =>
+        Promise.all([episode(task(p.language), [p.right]), episode(task(p.language), [p.wrong])]),
+      );
+      expect(...scored(right)).toMatchObject({ reward: 1, f2p_count: 1 });
+      expect(right.detail[0]).not.toHaveProperty('trusted');
+      expect(...scored(wrong)).toMatchObject({ reward: 0, f2p_count: 0 });
+      expect(wrong.detail[0]).toMatchObject({ passed: false, status: 'wrong_answer' });
+      expect(wrong.detail[0]?.detail).toContain('failed: candidate');
+    });
+
+    // Each forgery below wins on the marker path (the same test with one statement the split refuses): that is
+    // the detection, and the old path's hole. On the split test it scores 0.
+    const splitStopsWhatTheMarkerPathLets = async (solution: string) => {
+      const [split, unsplit] = await watched(() =>
+        Promise.all([episode(task(p.language), [solution]), episode(task(p.language, true), [solution])]),
+      );
+      expect(...scored(split)).toMatchObject({ reward: 0 });
+      expect(...scored(unsplit)).toMatchObject({ reward: 1 });
+      expect(unsplit.detail[0]).toMatchObject({ passed: true, trusted: false });
+    };
+
+    it('the expected values are nowhere the model can read: a solution that looks for them scores 0', () =>
+      splitStopsWhatTheMarkerPathLets(p.readsSource));
+
+    it('disabling the test’s checks gains nothing (it did on the marker path)', () =>
+      splitStopsWhatTheMarkerPathLets(p.disablesChecks));
+
+    it.each(p.forgeries.map((f) => [f.name, f] as const))('no reward when it %s', async (_name, f) => {
+      const [forged, control] = await watched(() =>
+        Promise.all([episode(task(p.language), [f.solution]), episode(task(p.language), [p.right])]),
+      );
+      expect(...scored(control)).toMatchObject({ reward: 1 });
+      expect(...scored(forged)).toMatchObject({ reward: 0, f2p_count: 0 });
+      expect(forged.detail[0]?.passed).toBe(false);
+    });
+  });
+});

@@ -1,0 +1,317 @@
+import type { Check, SplitSite, SplitTest } from './split-test';
+
+/**
+ * Splits a C++ assert test in MultiPL-E's shape, `assert(candidate(…) == EXPECTED);` (also `!=`, and
+ * `assert(x)`, `assert(!x)`), whose EXPECTED is built of literals and the standard library's value types only:
+ * `(std::vector<long>({(long)1, 2}))`, `(std::string)"a"`, `std::make_tuple(1, 2.5f)`, `std::optional<long>(3)`,
+ * `std::map<std::string, long>({{"a", 1}})`, `true`. Both programs print values through one serialiser
+ * (CPP_REPORTER), whose text is equal exactly when C++'s `==` holds for these types: integers, bools and chars as
+ * their integer, floating values as the double they convert to (so `0.1f` and `0.1` differ, as in C++), strings
+ * quoted, containers element by element, an empty optional as `null`. The expected program holds only the
+ * test's literals and runs in its own sandbox; the model's program holds only the actual expressions.
+ *
+ * A test is split only when nothing else in it can fail it: every `assert` a split site, and no `throw`,
+ * `exit`, `abort`, `if`, `?` or `return` of anything but 0 (they would be checks the host cannot see).
+ */
+export function splitCppTest(testCode: string): SplitTest | undefined {
+  if (testCode.includes('#<INSERT>')) return undefined;
+  const tokens = tokenize(testCode);
+  if (tokens === undefined) return undefined;
+  const sites: CppSite[] = [];
+  for (let index = 0; index < tokens.length; index++) {
+    const token = tokens[index] as Token;
+    if (token.text === 'assert') {
+      const site = siteAt(testCode, tokens, index);
+      if (site === undefined) return undefined;
+      sites.push(site);
+      index = site.lastToken;
+      continue;
+    }
+    if (REFUSED.has(token.text) || token.text.startsWith('#define')) return undefined;
+    if (token.text === 'return' && !(tokens[index + 1]?.text === '0' && tokens[index + 2]?.text === ';'))
+      return undefined;
+  }
+  if (sites.length === 0) return undefined;
+  let harness = testCode;
+  for (const [index, site] of [...sites.entries()].reverse())
+    harness = `${harness.slice(0, site.start)}fusebox_report::report(${index}, (${site.actual}))${harness.slice(site.end)}`;
+  const expectedLines = sites.map((site, index) => `  fusebox_report::report(${index}, (${site.expected}));`);
+  return {
+    sites,
+    program: (solution) => `${CPP_REPORTER}\n${solution}\n\n${harness}`,
+    expectedProgram: `${CPP_REPORTER}\nint main() {\n${expectedLines.join('\n')}\n  return 0;\n}\n`,
+    holds: (site, actual, expected) => holds(site as CppSite, actual, expected),
+  };
+}
+
+type CppCheck = '==' | '!=' | 'truthy' | 'falsy';
+
+interface CppSite extends SplitSite {
+  check: CppCheck;
+  actual: string;
+  /** The expected expression's text; the literal `1` for truthy and falsy checks. */
+  expected: string;
+  start: number;
+  end: number;
+  lastToken: number;
+}
+
+interface Token {
+  text: string;
+  start: number;
+  end: number;
+}
+
+/** Tokens outside a split site that could fail (or end) the test in a way the host would not see. */
+const REFUSED = new Set([
+  'throw',
+  'exit',
+  '_Exit',
+  'quick_exit',
+  'abort',
+  'terminate',
+  'if',
+  'while',
+  'for',
+  'switch',
+  '?',
+  'goto',
+  'longjmp',
+  'raise',
+  'kill',
+  'static_assert',
+  'catch',
+]);
+
+/** Names an expected expression may use: the standard library's value types, casts to scalars, bool literals. */
+const LITERAL_NAMES = new Set([
+  'std',
+  'vector',
+  'string',
+  'tuple',
+  'make_tuple',
+  'pair',
+  'make_pair',
+  'optional',
+  'nullopt',
+  'map',
+  'long',
+  'int',
+  'short',
+  'char',
+  'unsigned',
+  'signed',
+  'float',
+  'double',
+  'bool',
+  'size_t',
+  'int64_t',
+  'uint64_t',
+  'int32_t',
+  'uint32_t',
+  'true',
+  'false',
+]);
+
+function siteAt(code: string, tokens: readonly Token[], at: number): CppSite | undefined {
+  const open = tokens[at + 1];
+  if (open?.text !== '(') return undefined;
+  let depth = 0;
+  let close = at + 1;
+  for (; close < tokens.length; close++) {
+    const text = (tokens[close] as Token).text;
+    if ('([{'.includes(text)) depth++;
+    else if (')]}'.includes(text) && --depth === 0) break;
+  }
+  if (close >= tokens.length || tokens[close + 1]?.text !== ';') return undefined;
+  const inner = tokens.slice(at + 2, close);
+  // The one top-level comparison, if any; any other top-level operator is a shape this does not split.
+  const topLevel: number[] = [];
+  depth = 0;
+  for (const [index, token] of inner.entries()) {
+    if ('([{'.includes(token.text)) depth++;
+    else if (')]}'.includes(token.text)) depth--;
+    else if (
+      depth === 0 &&
+      ['==', '!=', '&&', '||', ',', '?', '<=', '>=', '<=>', 'and', 'or', 'not_eq'].includes(token.text)
+    )
+      topLevel.push(index);
+  }
+  const text = (from: number, to: number) =>
+    code.slice((inner[from] as Token).start, (inner[to] as Token).end).trim();
+  const base = {
+    line: code.slice(0, (tokens[at] as Token).start).split('\n').length,
+    source: code.slice((tokens[at] as Token).start, (tokens[close] as Token).end),
+    start: (tokens[at] as Token).start,
+    end: (tokens[close] as Token).end,
+    lastToken: close,
+  };
+  if (inner.length === 0) return undefined;
+  if (topLevel.length === 0) {
+    const negated = inner[0]?.text === '!';
+    const operand = inner.slice(negated ? 1 : 0);
+    if (operand.length === 0 || isLiteral(operand)) return undefined;
+    // `!x` is the negation of all of x only when x is one parenthesised or call-like term; otherwise refuse.
+    if (negated && !singleTerm(operand)) return undefined;
+    return {
+      ...base,
+      check: negated ? 'falsy' : 'truthy',
+      actual: text(negated ? 1 : 0, inner.length - 1),
+      expected: '1',
+    };
+  }
+  if (topLevel.length !== 1) return undefined;
+  const operator = inner[topLevel[0] as number] as Token;
+  if (operator.text !== '==' && operator.text !== '!=') return undefined;
+  const left = inner.slice(0, topLevel[0]);
+  const right = inner.slice((topLevel[0] as number) + 1);
+  if (left.length === 0 || right.length === 0) return undefined;
+  const leftLiteral = isLiteral(left);
+  if (leftLiteral === isLiteral(right)) return undefined;
+  const leftText = text(0, left.length - 1);
+  const rightText = text(left.length + 1, inner.length - 1);
+  return {
+    ...base,
+    check: operator.text as CppCheck,
+    actual: leftLiteral ? rightText : leftText,
+    expected: leftLiteral ? leftText : rightText,
+  };
+}
+
+/** Whether tokens make an expected expression: literals and LITERAL_NAMES, nothing of the program's. */
+function isLiteral(tokens: readonly Token[]): boolean {
+  return tokens.every(({ text }) =>
+    /^[A-Za-z_]/.test(text)
+      ? LITERAL_NAMES.has(text)
+      : !['=', '++', '--', '+=', '-=', '->', '.', '&', '*', '['].includes(text),
+  );
+}
+
+/** One term: an identifier path followed by calls, or one parenthesised group. */
+function singleTerm(tokens: readonly Token[]): boolean {
+  let depth = 0;
+  for (const [index, token] of tokens.entries()) {
+    if ('([{'.includes(token.text)) depth++;
+    else if (')]}'.includes(token.text)) depth--;
+    else if (depth === 0 && !/^[A-Za-z_]\w*$/.test(token.text) && token.text !== '::' && index > 0)
+      return false;
+  }
+  return true;
+}
+
+/** Tokens of C++ source without comments; string and char literals (raw ones too) are one token each. */
+function tokenize(code: string): Token[] | undefined {
+  const tokens: Token[] = [];
+  const pattern =
+    /\s+|\/\/[^\n]*|\/\*[\s\S]*?\*\/|#\s*define\b|#[^\n]*|(?:u8|u|U|L)?R"([^()\\\s]{0,16})\([\s\S]*?\)\1"|(?:u8|u|U|L)?"(?:[^"\\\n]|\\.)*"|(?:u8|u|U|L)?'(?:[^'\\\n]|\\.)*'|[A-Za-z_]\w*|\.?\d(?:[\w.']|[eEpP][+-])*|<=>|::|->|\+\+|--|&&|\|\||[=!<>+\-*/%&|^]=|<<|>>|[^\s]/gy;
+  while (pattern.lastIndex < code.length) {
+    const start = pattern.lastIndex;
+    const match = pattern.exec(code);
+    if (match === null) return undefined; // an unterminated literal or comment
+    const text = match[0];
+    if (/^\s/.test(text) || text.startsWith('//') || text.startsWith('/*')) continue;
+    // An include line is no check; a #define could rename one (and is refused by its token).
+    if (text.startsWith('#') && !/^#\s*define/.test(text)) continue;
+    tokens.push({ text: text.startsWith('#') ? '#define' : text, start, end: start + text.length });
+  }
+  return tokens;
+}
+
+function holds(site: CppSite, actual: string, expected: string | undefined): Check {
+  if (expected === undefined) return { holds: false, why: 'no expected value' };
+  const equal = actual === expected;
+  const holding =
+    site.check === '=='
+      ? equal
+      : site.check === '!='
+        ? !equal
+        : site.check === 'truthy'
+          ? isNonZero(actual)
+          : isZero(actual);
+  return holding
+    ? { holds: true }
+    : { holds: false, why: `failed: ${site.actual} = ${actual.slice(0, 200)}` };
+}
+
+/** C++'s truth of a scalar as the serialiser prints it (bools as 1 and 0); a container has none. */
+function isZero(text: string): boolean {
+  return /^-?\d/.test(text) && Number(text) === 0;
+}
+function isNonZero(text: string): boolean {
+  return /^-?(?:\d|inf)/.test(text) && Number(text) !== 0;
+}
+
+/**
+ * The serialiser both programs start with. Every overload is declared before any is defined, so that a
+ * vector of tuples finds the tuple's (templates look names up where they are defined).
+ */
+const CPP_REPORTER = String.raw`#include <cstdio>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+namespace fusebox_report {
+inline void put(std::string& out, const std::string& value);
+inline void put(std::string& out, const char* value);
+inline void put(std::string& out, std::nullopt_t);
+template <class T> typename std::enable_if<std::is_arithmetic<T>::value>::type put(std::string& out, T value);
+template <class T> void put(std::string& out, const std::vector<T>& value);
+template <class T> void put(std::string& out, const std::optional<T>& value);
+template <class A, class B> void put(std::string& out, const std::pair<A, B>& value);
+template <class... T> void put(std::string& out, const std::tuple<T...>& value);
+template <class K, class V> void put(std::string& out, const std::map<K, V>& value);
+
+inline void put(std::string& out, const std::string& value) {
+  out += '"';
+  for (unsigned char c : value) {
+    if (c == '"' || c == '\\') { out += '\\'; out += static_cast<char>(c); }
+    else if (c < 0x20 || c >= 0x7f) { char buffer[8]; std::snprintf(buffer, sizeof buffer, "\\x%02x", c); out += buffer; }
+    else out += static_cast<char>(c);
+  }
+  out += '"';
+}
+inline void put(std::string& out, const char* value) { put(out, std::string(value)); }
+inline void put(std::string& out, std::nullopt_t) { out += "null"; }
+template <class T> typename std::enable_if<std::is_arithmetic<T>::value>::type put(std::string& out, T value) {
+  char buffer[64];
+  if constexpr (std::is_floating_point<T>::value) std::snprintf(buffer, sizeof buffer, "%.17g", static_cast<double>(value));
+  else if constexpr (std::is_signed<T>::value) std::snprintf(buffer, sizeof buffer, "%lld", static_cast<long long>(value));
+  else std::snprintf(buffer, sizeof buffer, "%llu", static_cast<unsigned long long>(value));
+  out += buffer;
+}
+template <class T> void put(std::string& out, const std::vector<T>& value) {
+  out += '[';
+  for (std::size_t i = 0; i < value.size(); ++i) { if (i) out += ','; put(out, static_cast<T>(value[i])); }
+  out += ']';
+}
+template <class T> void put(std::string& out, const std::optional<T>& value) {
+  if (value) put(out, *value); else out += "null";
+}
+template <class A, class B> void put(std::string& out, const std::pair<A, B>& value) {
+  out += '('; put(out, value.first); out += ','; put(out, value.second); out += ')';
+}
+template <class... T> void put(std::string& out, const std::tuple<T...>& value) {
+  out += '(';
+  std::apply([&out](const auto&... item) { int i = 0; ((out += (i++ ? "," : ""), put(out, item)), ...); }, value);
+  out += ')';
+}
+template <class K, class V> void put(std::string& out, const std::map<K, V>& value) {
+  out += '{';
+  bool first = true;
+  for (const auto& entry : value) { if (!first) out += ','; first = false; put(out, entry.first); out += ':'; put(out, entry.second); }
+  out += '}';
+}
+template <class T> void report(int site, const T& value) {
+  std::string out = "\nfusebox-report " + std::to_string(site) + " ";
+  put(out, value);
+  out += '\n';
+  std::fflush(stdout);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+}
+}  // namespace fusebox_report
+`;

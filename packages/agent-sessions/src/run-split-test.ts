@@ -1,0 +1,141 @@
+import { createHash } from 'node:crypto';
+import type { RunCodeResponse } from '@fusebox/sandbox-client/protocol';
+import type { StoredTask } from '@fusebox/tasks';
+import { readReports } from './assert-reports';
+import { splitCppTest } from './cpp-asserts';
+import { splitJavaScriptTest } from './javascript-asserts';
+import { programRequest } from './program-request';
+import type { ExecutionRow, SessionSandbox } from './session-sandbox';
+import type { SplitTest } from './split-test';
+import type { TrustedVerdict } from './trusted-test';
+
+/**
+ * The split of an assert test in a language this knows, or undefined (the test keeps the marker path). Splits
+ * are kept by the test's text: a task's tests are judged again for every rollout, and parsing one costs the
+ * event loop tens of milliseconds before the parser is warm.
+ */
+export function splitTest(language: string, testCode: string): SplitTest | undefined {
+  const key = `${language}\0${testCode}`;
+  if (splits.has(key)) return splits.get(key);
+  const split = splitIn(language, testCode);
+  if (splits.size >= SPLIT_CACHE_ENTRIES) splits.delete(splits.keys().next().value as string);
+  splits.set(key, split);
+  return split;
+}
+
+/** Splits by language and test text (undefined too: a test the splitter refused stays refused). */
+const splits = new Map<string, SplitTest | undefined>();
+/** How many tests' splits are kept (each a few kB). */
+const SPLIT_CACHE_ENTRIES = 4096;
+
+function splitIn(language: string, testCode: string): SplitTest | undefined {
+  switch (language) {
+    case 'nodejs':
+    case 'typescript':
+      return splitJavaScriptTest(testCode);
+    case 'cpp':
+      return splitCppTest(testCode);
+    default:
+      return undefined;
+  }
+}
+
+export interface SplitRun {
+  /** The run of the model's program. */
+  response: RunCodeResponse;
+  rows: ExecutionRow[];
+  /** The host's verdict; undefined when the program did not end with status 0 (describeRun then says why). */
+  verdict: TrustedVerdict | undefined;
+}
+
+/**
+ * Runs a split test: the expected program first where the language needs one (its result is cached by its
+ * text, as it holds nothing of the model's), then the model's program, and compares on the host. Undefined when
+ * the expected program itself could not report every site (a literal its serialiser does not know): the test
+ * then runs on the marker path, untrusted, as an unsplit test does.
+ */
+export async function runSplitTest(
+  sandbox: SessionSandbox,
+  task: StoredTask,
+  solution: string,
+  split: SplitTest,
+): Promise<SplitRun | undefined> {
+  const rows: ExecutionRow[] = [];
+  let expected: string[] | undefined;
+  if (split.expectedProgram !== undefined) {
+    expected = await expectedValues(sandbox, task, split.expectedProgram, split.sites.length, rows);
+    if (expected === undefined) return undefined;
+  }
+  const { response, row } = await sandbox.runProgram(programRequest(task, split.program(solution)));
+  rows.push(row);
+  const run = response.run_result;
+  if (response.status !== 'Success' || run?.status !== 'Finished' || run.return_code !== 0)
+    return { response, rows, verdict: undefined };
+  const reports = readReports(run.stdout ?? '');
+  const failures = reports.malformed.map((line) => `a malformed report line: ${line}`);
+  for (const site of reports.bySite.keys())
+    if (site >= split.sites.length) failures.push(`a report for no assert of this test (${site})`);
+  const unchecked: string[] = [];
+  split.sites.forEach((site, index) => {
+    const values = reports.bySite.get(index) ?? [];
+    if (values.length === 0) unchecked.push(`line ${site.line}: ${site.source}: never checked`);
+    for (const value of values) {
+      const check = split.holds(site, value, expected?.[index]);
+      if (!check.holds) {
+        failures.push(`line ${site.line}: ${site.source}: ${check.why}`);
+        break;
+      }
+    }
+  });
+  const shown = { ...response, run_result: { ...run, stdout: reports.output } };
+  if (failures.length === 0 && unchecked.length === 0)
+    return { response: shown, rows, verdict: { passed: true, status: 'success', detail: '' } };
+  if (unchecked.length > 0)
+    failures.push(
+      ...unchecked,
+      `(the test did not run to its end: ${unchecked.length} of ${split.sites.length} asserts were never checked)`,
+    );
+  const output = reports.output.trim();
+  return {
+    response: shown,
+    rows,
+    verdict: {
+      passed: false,
+      // An assert never reached: the program ended (or returned) before the test did.
+      status: unchecked.length > 0 ? 'runtime_error' : 'wrong_answer',
+      detail: `${failures.join('\n')}${output === '' ? '' : `\n--- output (end) ---\n${output.slice(-2000)}`}`,
+    },
+  };
+}
+
+/** Expected programs' reports by the program's hash: they hold only the test's literals. */
+const expectedCache = new Map<string, string[]>();
+/** How many expected programs' results the cache keeps (each a task test's few literals). */
+const EXPECTED_CACHE_ENTRIES = 4096;
+
+async function expectedValues(
+  sandbox: SessionSandbox,
+  task: StoredTask,
+  program: string,
+  siteCount: number,
+  rows: ExecutionRow[],
+): Promise<string[] | undefined> {
+  const key = createHash('sha256').update(task.language).update('\0').update(program).digest('hex');
+  const cached = expectedCache.get(key);
+  if (cached !== undefined) return cached;
+  const { response, row } = await sandbox.runProgram(programRequest(task, program));
+  rows.push(row);
+  const run = response.run_result;
+  if (response.status !== 'Success' || run?.status !== 'Finished' || run.return_code !== 0) return undefined;
+  const { bySite } = readReports(run.stdout ?? '');
+  const values: string[] = [];
+  for (let site = 0; site < siteCount; site++) {
+    const reported = bySite.get(site);
+    if (reported?.length !== 1) return undefined;
+    values.push(reported[0] as string);
+  }
+  if (expectedCache.size >= EXPECTED_CACHE_ENTRIES)
+    expectedCache.delete(expectedCache.keys().next().value as string);
+  expectedCache.set(key, values);
+  return values;
+}
