@@ -157,10 +157,16 @@ describe('the dataset API (SandboxFusion shapes) over Fusebox tasks', () => {
     );
     expect(mbppPrompt.prompt).toContain('assert shared([], [1]) == []');
 
-    const humaneval = (completion: string) =>
-      client.submit({ dataset: 'humaneval', id: 'HumanEval/0', completion, config: {} });
-    expect((await humaneval('```python\ndef add(a, b):\n    return a + b\n```')).accepted).toBe(true);
-    expect((await humaneval('```python\ndef add(a, b):\n    return a - b\n```')).accepted).toBe(false);
+    // A chat model's answer: the whole function, fenced (SandboxFusion's `is_freeform`).
+    const freeform = (completion: string) =>
+      client.submit({
+        dataset: 'humaneval',
+        id: 'HumanEval/0',
+        completion,
+        config: { extra: { is_freeform: true } },
+      });
+    expect((await freeform('```python\ndef add(a, b):\n    return a + b\n```')).accepted).toBe(true);
+    expect((await freeform('```python\ndef add(a, b):\n    return a - b\n```')).accepted).toBe(false);
 
     const mbpp = await client.submit({
       dataset: 'mbpp',
@@ -178,6 +184,111 @@ describe('the dataset API (SandboxFusion shapes) over Fusebox tasks', () => {
     const wrong = await oj('```python\na, b = map(int, input().split())\nprint(a * b)\n```');
     expect(wrong.accepted).toBe(false);
     expect(wrong.tests.map((test) => test.passed)).toEqual([false, false]);
+  });
+
+  it('joins a HumanEval completion to its prompt as SandboxFusion does: the body, cut at column 0', async () => {
+    const submit = (completion: string) =>
+      client.submit({ dataset: 'humaneval', id: 'HumanEval/0', completion, config: {} });
+    // A base model continues the prompt; what it writes after the body (here a call that would fail) is cut.
+    const right = await submit('    return a + b\n\nprint(add("x"))\n');
+    expect(right.accepted).toBe(true);
+    expect(right.extracted_code).toBe('    return a + b\n');
+    expect(right.full_code).toContain('    """Return a + b."""\n\n    return a + b');
+    expect(right.full_code).toMatch(/^import math\n/);
+    // SandboxFusion's imports come first: a body using them without importing them runs.
+    expect((await submit('    return int(math.fsum([a, b]))')).accepted).toBe(true);
+    expect((await submit('    return a * b')).accepted).toBe(false);
+    // Without is_freeform a fenced answer is not extracted: SandboxFusion judges it as a body, and so does Fusebox.
+    expect((await submit('```python\ndef add(a, b):\n    return a + b\n```')).accepted).toBe(false);
+  });
+
+  it('applies config: timeouts, the language of a stdin/stdout problem, a row in provided_data', async () => {
+    const slow = await client.submit({
+      dataset: 'common_oj',
+      id: 'sum-ab',
+      completion: '```python\nimport time\ntime.sleep(5)\n```',
+      config: { run_timeout: 0.5 },
+    });
+    expect(slow.accepted).toBe(false);
+    expect(slow.tests[0]?.exec_info.run_result?.status).toBe('TimeLimitExceeded');
+
+    const cpp =
+      '```cpp\n#include <iostream>\nint main() { long a, b; std::cin >> a >> b; std::cout << a + b << std::endl; }\n```';
+    const inCpp = await client.submit({
+      dataset: 'common_oj',
+      id: 'sum-ab',
+      completion: cpp,
+      config: { language: 'cpp', compile_timeout: 60 },
+    });
+    expect(inCpp.accepted).toBe(true);
+    expect(inCpp.tests[0]?.exec_info.compile_result?.return_code).toBe(0);
+    const compileTooShort = await client.submit({
+      dataset: 'common_oj',
+      id: 'sum-ab',
+      completion: cpp,
+      config: { language: 'cpp', compile_timeout: 0.01 },
+    });
+    expect(compileTooShort.accepted).toBe(false);
+    expect(compileTooShort.tests[0]?.exec_info.compile_result?.status).toBe('TimeLimitExceeded');
+
+    // A row sent with the request, as SandboxFusion's provided_data: nothing imported, judged the same way.
+    const provided = await client.submit({
+      dataset: 'humaneval',
+      id: 'HumanEval/1',
+      completion: '    return s[::-1]\n',
+      config: {
+        provided_data: {
+          task_id: 'HumanEval/1',
+          prompt: 'def rev(s: str) -> str:\n    """Reversed."""\n',
+          test: 'def check(candidate):\n    assert candidate("ab") == "ba"\n',
+          entry_point: 'rev',
+        },
+      },
+    });
+    expect(provided).toMatchObject({ id: 'HumanEval/1', accepted: true });
+  });
+
+  it('refuses config it cannot honour with a 400 naming the field', async () => {
+    const submit = async (config: object, dataset = 'autoeval', id: number | string = 11) => {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/submit',
+        payload: { dataset, id, completion: 'def remove_occ(s, ch):\n    return s', config },
+      });
+      return { status: response.statusCode, detail: response.json<{ detail: unknown }>().detail };
+    };
+    expect(await submit({ language: 'cpp' })).toEqual({
+      status: 400,
+      detail: 'config.language: problem "11" is judged by python test code, which cannot judge cpp',
+    });
+    expect((await submit({ extra: { repr_code: true } })).detail).toMatch(
+      /^config\.extra\.repr_code: unknown option/,
+    );
+    expect((await submit({ custom_extract_logic: 'submit_code_blocks(cbs)' })).detail).toMatch(
+      /^config\.custom_extract_logic: /,
+    );
+    expect((await submit({ run_timeout: 1e9 })).detail).toMatch(
+      /^config\.run_timeout: expected seconds above 0 and at most \d+ \(FUSEBOX_MAX_TIMEOUT_S\), got 1000000000$/,
+    );
+    expect((await submit({ compile_timeout: 0 })).status).toBe(400);
+    expect(await submit({ extra: { is_freeform: 'yes' } })).toEqual({
+      status: 400,
+      detail: 'config.extra.is_freeform: expected true or false, got "yes"',
+    });
+    expect((await submit({ dataset_type: 'LeetCodeDataset' })).detail).toMatch(
+      /^config\.dataset_type: unknown evaluation class "LeetCodeDataset"/,
+    );
+    expect(await submit({ provided_data: [{ id: 12 }] }, 'autoeval', 12)).toEqual({
+      status: 400,
+      detail: 'config.provided_data: expected one row (an object) for /submit',
+    });
+    const badRow = await submit(
+      { provided_data: { task_id: 'x', prompt: '', test: '', entry_point: '1' } },
+      'humaneval',
+      'HumanEval/9',
+    );
+    expect(badRow.status).toBe(400);
+    expect(badRow.detail).toMatch(/^config\.provided_data: HumanEval row: /);
   });
 
   it('answers metrics as SandboxFusion does for a dataset without them', async () => {

@@ -10,13 +10,14 @@ export {
 } from './import-tasks';
 export { canonicalInstanceHash, deriveInstanceHash, instanceHashSchema } from './instance-hash';
 export { languageOfTag } from './language-tags';
-export { TASK_FORMATS, type TaskFormat } from './parse-task-line';
+export { type ParsedTaskLine, TASK_FORMATS, type TaskFormat, parseTaskLine } from './parse-task-line';
 export { type TestCounts, computeReward } from './reward-rule';
 export {
   SEARCH_REWARD_RULES,
   type SearchRewardRule,
   type SearchSpec,
   type SearchTask,
+  type SearchTerms,
   searchTaskSchema,
 } from './search-task';
 export { type StoredTask, readTask, storedTask, storedTaskSelect } from './stored-task';

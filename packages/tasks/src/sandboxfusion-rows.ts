@@ -24,8 +24,8 @@ const jsonText = <T extends z.ZodType>(schema: T) =>
 
 /**
  * HumanEval (OpenAI's, as SandboxFusion's humaneval_python table holds it): the function's signature and
- * docstring in `prompt`, a `check(candidate)` function in `test`. The completion must define the whole function
- * (a chat model's answer); a bare continuation of the prompt is not joined to it.
+ * docstring in `prompt`, a `check(candidate)` function in `test`. `/submit` joins a completion to the prompt as
+ * SandboxFusion does; an agent session's action must define the whole function.
  */
 export const humanEvalRowSchema = z.object({
   task_id: idSchema,

@@ -5,15 +5,25 @@ import {
   type EvalResult,
   type ProblemId,
   type Prompt,
+  type SubmitRequest,
   getMetricsFunctionRequestSchema,
   getMetricsRequestSchema,
   getPromptByIdRequestSchema,
   getPromptsRequestSchema,
   submitRequestSchema,
 } from '@fusebox/sandbox-client/protocol';
-import { storedTask, storedTaskSelect } from '@fusebox/tasks';
+import {
+  type StoredTask,
+  TASK_FORMATS,
+  type TaskFormat,
+  parseTaskLine,
+  storedTask,
+  storedTaskSelect,
+} from '@fusebox/tasks';
 import { z } from 'zod';
+import { humanEvalProgram } from './humaneval-program';
 import { parseBody, sendJson } from './sandbox-http';
+import { DATASET_TYPES, submitJudging } from './submit-config';
 
 /**
  * SandboxFusion's dataset API over Fusebox's tasks, in its request and response shapes: a dataset is the tasks
@@ -24,9 +34,9 @@ import { parseBody, sendJson } from './sandbox-http';
  */
 export function registerDatasetRoutes(
   scope: FastifyInstance,
-  options: { prisma: PrismaClient; sandbox: SessionSandbox },
+  options: { prisma: PrismaClient; sandbox: SessionSandbox; maxTimeoutS: number },
 ): void {
-  const { prisma, sandbox } = options;
+  const { prisma, sandbox, maxTimeoutS } = options;
   const tasks = new DatasetTasks(prisma);
 
   scope.get('/list_datasets', async (_request, reply) => sendJson(reply, 200, await tasks.datasets()));
@@ -59,20 +69,39 @@ export function registerDatasetRoutes(
   scope.post('/submit', async (request, reply) => {
     const body = parseBody(reply, submitRequestSchema, request.body, []);
     if (body === undefined) return reply;
-    const row = await tasks.problem(reply, body.dataset, body.id);
-    if (row === undefined) return reply;
-    const task = storedTask(row);
-    const code = extractCode(body.completion, task.language);
+    const problem =
+      body.config.provided_data === null
+        ? await tasks.problem(reply, body.dataset, body.id)
+        : (await tasks.unstored(reply, body.dataset, body.id))
+          ? providedProblem(reply, body.dataset, body.config)
+          : undefined;
+    if (problem === undefined) return reply;
+    const task = storedTask(problem);
+    const judging = submitJudging(body.config, task, maxTimeoutS);
+    if ('field' in judging)
+      return sendJson(reply, 400, { detail: `config.${judging.field}: ${judging.message}` });
+    const extracted = judging.freeform || problem.source !== 'humaneval';
+    const code = extracted ? extractCode(body.completion, judging.language) : undefined;
+    const joined =
+      problem.source === 'humaneval' ? humanEvalProgram(problem.prompt, body.completion, code) : undefined;
     // Judged as one program, whatever the task's session mode: a completion is a whole solution.
-    const run = await runTests(sandbox, { ...task, sessionMode: 'fresh' }, [{ code, status: 'ok' }]);
+    const judged: StoredTask = {
+      ...task,
+      language: judging.language,
+      sessionMode: 'fresh',
+      settings: { ...task.settings, runTimeoutS: judging.runTimeoutS },
+    };
+    const run = await runTests(withCompileTimeout(sandbox, judging.compileTimeoutS), judged, [
+      { code: joined?.program ?? code ?? '', status: 'ok' },
+    ]);
     await prisma.execution.createMany({
       data: run.rows.map((execution) => ({ ...execution, source: 'dataset_submit' })),
     });
     const result: EvalResult = {
       id: body.id,
       accepted: run.outcomes.length > 0 && run.outcomes.every((outcome) => outcome.passed),
-      extracted_code: code,
-      full_code: null,
+      extracted_code: joined?.completion ?? code ?? '',
+      full_code: joined?.program ?? null,
       test_code: null,
       tests: run.outcomes.map((outcome, index) => ({
         passed: outcome.passed,
@@ -100,7 +129,7 @@ export function registerDatasetRoutes(
   });
 }
 
-const problemSelect = { ...storedTaskSelect, prompt: true } as const;
+const problemSelect = { ...storedTaskSelect, prompt: true, source: true } as const;
 type ProblemRow = Awaited<ReturnType<DatasetTasks['page']>>[number];
 
 /** The tasks table read as SandboxFusion's datasets. */
@@ -140,6 +169,19 @@ class DatasetTasks {
     });
   }
 
+  /**
+   * Whether a problem is not stored, as a submission that brings its own row must be: a stored problem is
+   * judged by its own tests, never by tests the request carries. Answers 400 when it is stored.
+   */
+  async unstored(reply: FastifyReply, dataset: string, id: ProblemId): Promise<boolean> {
+    const stored = await this.#prisma.task.count({ where: { source: dataset, name: String(id) }, take: 1 });
+    if (stored === 0) return true;
+    sendJson(reply, 400, {
+      detail: `config.provided_data: problem ${JSON.stringify(id)} of dataset ${JSON.stringify(dataset)} is stored, and its own tests judge it; send provided_data only for a problem that is not`,
+    });
+    return false;
+  }
+
   /** The task of one problem; answers 400 for an unknown dataset and 404 for an unknown id. */
   async problem(reply: FastifyReply, dataset: string, id: ProblemId): Promise<ProblemRow | undefined> {
     if (!(await this.known(reply, dataset))) return undefined;
@@ -155,6 +197,41 @@ class DatasetTasks {
     }
     return task;
   }
+}
+
+/**
+ * The problem of a submission that carries its row in `config.provided_data`, as SandboxFusion reads it there
+ * instead of its database: parsed in the dataset's format (or `config.dataset_type`'s, else recognised by its
+ * shape), as `fusebox tasks import` would store it. Answers 400 naming what is wrong with the row.
+ */
+function providedProblem(
+  reply: FastifyReply,
+  dataset: string,
+  config: SubmitRequest['config'],
+): ProblemRow | undefined {
+  const row = config.provided_data;
+  if (row === null || Array.isArray(row)) {
+    // SandboxFusion's answer too: a list is what /get_prompts takes, one row is what /submit takes.
+    sendJson(reply, 400, { detail: 'config.provided_data: expected one row (an object) for /submit' });
+    return undefined;
+  }
+  const format: TaskFormat = TASK_FORMATS.includes(dataset as TaskFormat)
+    ? (dataset as TaskFormat)
+    : (DATASET_TYPES[config.dataset_type ?? ''] ?? 'auto');
+  const parsed = parseTaskLine(JSON.stringify(row), { format, source: 'fusebox' });
+  if (!parsed.ok) {
+    sendJson(reply, 400, { detail: `config.provided_data: ${parsed.problem}` });
+    return undefined;
+  }
+  return parsed.task;
+}
+
+/** The sandbox a submission's runs go through, with its compile timeout (the task has only a run timeout). */
+function withCompileTimeout(sandbox: SessionSandbox, seconds: number): SessionSandbox {
+  return {
+    ...sandbox,
+    runProgram: (request) => sandbox.runProgram({ ...request, compile_timeout: seconds }),
+  };
 }
 
 /** SandboxFusion's ids are numbers where the dataset's are (MBPP's 11), else strings (HumanEval/0). */

@@ -7,6 +7,8 @@ export interface SandboxLimits {
   maxBodyBytes: number;
   /** Bodies nested deeper than this are refused with 422 before they are parsed. */
   maxJsonDepth: number;
+  /** The longest timeout a request may ask for, in seconds (also `/submit`'s `config` timeouts). */
+  maxTimeoutS: number;
   runCode: readonly FieldLimit[];
   runJupyter: readonly FieldLimit[];
   createSession: readonly FieldLimit[];
@@ -40,6 +42,7 @@ export function sandboxLimits(env: Env): SandboxLimits {
   return {
     maxBodyBytes: env.FUSEBOX_MAX_BODY_BYTES,
     maxJsonDepth: env.FUSEBOX_MAX_JSON_DEPTH,
+    maxTimeoutS: env.FUSEBOX_MAX_TIMEOUT_S,
     runCode: [
       timeout('compile_timeout'),
       timeout('run_timeout'),

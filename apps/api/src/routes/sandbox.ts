@@ -59,6 +59,7 @@ export async function registerSandboxRoutes(
     registerDatasetRoutes(scope, {
       prisma: options.prisma,
       sandbox: gatedSessionSandbox(options.executor, options.gate),
+      maxTimeoutS: limits.maxTimeoutS,
     });
     done();
   });

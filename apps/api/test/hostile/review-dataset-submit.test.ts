@@ -50,20 +50,30 @@ const fenced = (code: string) => `\`\`\`python\n${code}\n\`\`\``;
 const RIGHT_ADD = fenced('def add(a, b):\n    return a + b');
 
 describe('/submit verdicts', { timeout: 120_000 }, () => {
-  it("ignores tests and data a submission brings in its config: the task's own tests judge it", async () => {
+  it('refuses tests and data a submission brings in its config for a stored problem: its own tests judge it', async () => {
     const wrong = fenced('def add(a, b):\n    return 0');
-    const config = {
-      provided_data: { id: 11, test: { code: 'assert add(1, 1) == 0' } },
-      extra: { test: 'assert True' },
-      run_timeout: 1,
+    const h = server();
+    const post = async (config: object) => {
+      const answer = await h.post('/submit', { dataset: 'autoeval', id: 11, completion: wrong, config });
+      return { status: answer.status, detail: (JSON.parse(answer.text) as { detail?: unknown }).detail };
     };
-    const [forged, control] = await submit(
+    // Each is refused by name, never silently used (nor silently ignored, which would hide that it was not).
+    expect(await post({ provided_data: { id: 11, test: { code: 'assert add(1, 1) == 0' } } })).toEqual({
+      status: 400,
+      detail:
+        'config.provided_data: problem 11 of dataset "autoeval" is stored, and its own tests judge it; send provided_data only for a problem that is not',
+    });
+    expect(await post({ extra: { test: 'assert True' } })).toMatchObject({
+      status: 400,
+      detail: expect.stringMatching(/^config\.extra\.test: unknown option/) as unknown,
+    });
+    // Detection: with a config it honours, the task's tests judge: the wrong completion fails, the right passes.
+    const config = { run_timeout: 5 };
+    const [judged, control] = await submit(
       { dataset: 'autoeval', id: 11, completion: wrong, config },
       { dataset: 'autoeval', id: 11, completion: RIGHT_ADD, config },
     );
-    // Detection: the same config with the right solution is accepted, so the config itself is not refused.
-    expect(control.accepted).toBe(true);
-    expect(forged.accepted).toBe(false);
+    expect([judged.accepted, control.accepted]).toEqual([false, true]);
   });
 
   it('does not accept a Python completion that ends the program early or prints a verdict', async () => {
