@@ -5,7 +5,8 @@
 #
 #   sudo packages/local-sandbox/bin/delegate-cgroups.sh fusebox
 #
-# It creates /sys/fs/cgroup/{pids,memory}/fusebox-<uid> and gives the user the directory and its process lists,
+# It creates /sys/fs/cgroup/{pids,memory}/fusebox-<uid> (and cpuacct, where mounted: forked runs report their CPU
+# time from it) and gives the user the directory and its process lists,
 # as systemd's Delegate= does: the user may create cgroups beneath it and move its own processes between them,
 # but not change this cgroup's own limits, which stay root's (write a total for all sandboxes into its
 # memory.limit_in_bytes or pids.max if you want one). Fusebox run as that user finds it by its uid.
@@ -21,7 +22,10 @@ if [ "$uid" -eq 0 ]; then
   echo "$1 is root: a root Fusebox makes its own cgroups, nothing to delegate" >&2
   exit 2
 fi
-for controller in pids memory; do
+for controller in pids memory cpuacct; do
+  if [ "$controller" = cpuacct ] && [ ! -e "/sys/fs/cgroup/$controller/cgroup.procs" ]; then
+    continue
+  fi
   if [ ! -e "/sys/fs/cgroup/$controller/cgroup.procs" ]; then
     echo "no cgroup v1 $controller hierarchy at /sys/fs/cgroup/$controller" >&2
     exit 1
@@ -30,4 +34,4 @@ for controller in pids memory; do
   mkdir -p "$dir"
   chown "$uid:$gid" "$dir" "$dir/cgroup.procs" "$dir/tasks"
 done
-echo "delegated /sys/fs/cgroup/{pids,memory}/fusebox-$uid to $1 (uid $uid)"
+echo "delegated /sys/fs/cgroup/{pids,memory,cpuacct}/fusebox-$uid to $1 (uid $uid)"

@@ -5,7 +5,10 @@ import { OWNER_PREFIX, ownerGone } from './process-owner';
 import { randomName } from './random-name';
 
 const CGROUP_V1 = '/sys/fs/cgroup';
+/** Limits: without both, sandboxes get no cgroups at all. */
 const CONTROLLERS = ['pids', 'memory'] as const;
+/** Accounting: used when this process may make cgroups there (root, or a subtree delegated), skipped otherwise. */
+const ACCOUNTING = 'cpuacct';
 /** Removing a cgroup fails while the kernel still finishes reaping its processes; retry this often. */
 const REMOVE_ATTEMPTS = 50;
 const REMOVE_RETRY_MS = 20;
@@ -17,9 +20,10 @@ export interface CgroupLimits {
 }
 
 /**
- * One sandbox's cgroup in the v1 `pids` and `memory` hierarchies. `RLIMIT_AS` counts per process, so only a
- * cgroup bounds the memory of all the sandbox's processes together (kernel memory and its tmpfs included);
- * `RLIMIT_NPROC`, set inside the sandbox's user namespace, bounds its processes too (see the launcher).
+ * One sandbox's cgroup in the v1 `pids` and `memory` hierarchies (and `cpuacct`, where available). `RLIMIT_AS`
+ * counts per process, so only a cgroup bounds the memory of all the sandbox's processes together (kernel memory
+ * and its tmpfs included); `RLIMIT_NPROC`, set inside the sandbox's user namespace, bounds its processes too
+ * (see the launcher).
  */
 export class SandboxCgroup {
   readonly #dirs: string[];
@@ -31,6 +35,20 @@ export class SandboxCgroup {
   /** One directory per controller: the spawner starts the sandbox inside them, so it is never outside. */
   get directories(): readonly string[] {
     return this.#dirs;
+  }
+
+  /**
+   * Moves process `pid` (not its children: it must not have forked yet) into this cgroup, in every hierarchy.
+   * For a process started elsewhere, such as a run forked inside a zygote's sandbox.
+   */
+  join(pid: number): void {
+    for (const dir of this.#dirs) writeFileSync(join(dir, 'cgroup.procs'), String(pid));
+  }
+
+  /** CPU time its processes have used so far, in ms (cpuacct), or undefined without that hierarchy. */
+  cpuUsageMs(): number | undefined {
+    const dir = this.#dirs.find((candidate) => candidate.startsWith(`${CGROUP_V1}/${ACCOUNTING}/`));
+    return dir === undefined ? undefined : Number(readFileSync(join(dir, 'cpuacct.usage'), 'utf8')) / 1e6;
   }
 
   /** The pids of the processes in the cgroup now. */
@@ -56,10 +74,11 @@ export class SandboxCgroup {
 }
 
 /**
- * This process's parent cgroup for its sandboxes, `/sys/fs/cgroup/{pids,memory}/fusebox/<pid>-<random>` as root.
- * Any other user needs a subtree root delegated to it, `fusebox-<uid>` (`bin/delegate-cgroups.sh`): it may make
- * cgroups there and move its own processes into them, which is all a sandbox's cgroup takes. Cgroups left behind
- * by a Fusebox process that died are removed when the next one starts.
+ * This process's parent cgroup for its sandboxes, `/sys/fs/cgroup/{pids,memory,cpuacct}/fusebox/<pid>-<random>`
+ * as root. Any other user needs a subtree root delegated to it, `fusebox-<uid>` (`bin/delegate-cgroups.sh`): it
+ * may make cgroups there and move its own processes into them, which is all a sandbox's cgroup takes (`cpuacct`
+ * is used only where delegated: without it, runs report no CPU time). Cgroups left behind by a Fusebox process
+ * that died are removed when the next one starts.
  */
 export class CgroupParent {
   readonly #dirs: string[];
@@ -82,20 +101,34 @@ export class CgroupParent {
     const undelegated = roots.filter((root) => uid !== 0 && !existsSync(join(root, baseName)));
     if (undelegated.length > 0)
       return `no cgroup subtree delegated to uid ${uid} at ${undelegated.map((root) => join(root, baseName)).join(', ')}; as root, run packages/local-sandbox/bin/delegate-cgroups.sh <this user>`;
+    // One per launcher, named after its process: several executors may live in one process.
+    const name = randomName(OWNER_PREFIX);
+    const parent = (root: string) => {
+      const base = join(root, baseName);
+      mkdirSync(base, { recursive: true });
+      removeOrphans(base);
+      const dir = join(base, name);
+      mkdirSync(dir, { recursive: true });
+      return dir;
+    };
+    let dirs: string[];
     try {
-      const dirs = roots.map((root) => {
-        const base = join(root, baseName);
-        mkdirSync(base, { recursive: true });
-        removeOrphans(base);
-        // One per launcher, named after its process: several executors may live in one process.
-        const dir = join(base, randomName(OWNER_PREFIX));
-        mkdirSync(dir, { recursive: true });
-        return dir;
-      });
-      return new CgroupParent(dirs);
+      dirs = roots.map(parent);
     } catch (error) {
       return `cannot create cgroups: ${(error as Error).message}`;
     }
+    const accounting = join(CGROUP_V1, ACCOUNTING);
+    if (
+      existsSync(join(accounting, 'cgroup.procs')) &&
+      (uid === 0 || existsSync(join(accounting, baseName)))
+    ) {
+      try {
+        dirs.push(parent(accounting));
+      } catch {
+        // Not ours to use: runs then report no CPU time.
+      }
+    }
+    return new CgroupParent(dirs);
   }
 
   /** The parent directories, one per controller: where the spawner itself lives between spawns. */

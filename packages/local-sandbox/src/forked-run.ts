@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { RunCodeRequest } from '@fusebox/sandbox-client/protocol';
 import type { CodeRunOutcome } from './code-runner';
 import { LANGUAGE_RUNNERS } from './languages';
+import { childrenOf } from './process-tree';
 import { type Step, elapsed, stepResult } from './run-job';
 import { runStatus } from './run-status';
 import { RunStdio } from './run-stdio';
@@ -47,7 +48,7 @@ async function forkRun(
   request: RunCodeRequest,
   signal: AbortSignal | undefined,
 ): Promise<{ result: CodeRunOutcome; ended: boolean } | undefined> {
-  const { sandbox } = zygote;
+  const { sandbox, cgroup } = zygote;
   const workdir = sandbox.workdir;
   const runner = LANGUAGE_RUNNERS.python;
   if (!runner) return undefined;
@@ -64,7 +65,10 @@ async function forkRun(
     clearTimeout(timer);
     timer = setTimeout(onFire, Math.min(Math.max(ms, 0), MAX_TIMER_MS));
   };
-  const kill = () => sandbox.kill();
+  const kill = () => {
+    cgroup?.killAll();
+    sandbox.kill();
+  };
   signal?.addEventListener('abort', kill, { once: true });
   const stdio = new RunStdio(workdir.tmp, request.stdin, sandbox.outputs[1].limit);
   try {
@@ -76,6 +80,13 @@ async function forkRun(
     sandbox.control.write(`${JSON.stringify(job)}\n`);
     const started = parseEvent(await sandbox.events.next(), 'run', 1);
     if (started === undefined) return undefined;
+    // The run's init (the zygote's one child) waits for this: from then on, all it does and forks is counted
+    // and bounded in the run's own cgroup.
+    if (!joinCgroup(zygote)) {
+      kill();
+      return undefined;
+    }
+    sandbox.control.write('go\n');
     run.startedAt = performance.now();
     run.ranFrom = started[0];
     arm(request.run_timeout * 1000, () => {
@@ -114,6 +125,7 @@ async function forkRun(
         },
         compileMs: null,
         runMs: elapsed(run),
+        ...cpuTime(cgroup),
         outputTruncated: stdio.stdout.truncated || stdio.stderr.truncated,
       },
     };
@@ -122,6 +134,24 @@ async function forkRun(
     clearTimeout(timer);
     signal?.removeEventListener('abort', kill);
   }
+}
+
+/** Moves the run's init into the run's cgroup; false when the zygote has not exactly one child (it died). */
+function joinCgroup(zygote: Zygote): boolean {
+  const children = childrenOf(zygote.pid);
+  if (children.length !== 1) return false;
+  try {
+    zygote.cgroup?.join(children[0] as number);
+    return true;
+  } catch {
+    return false; // The init died meanwhile.
+  }
+}
+
+/** The CPU time the run's processes used, all of them together, from its cgroup's accounting. */
+function cpuTime(cgroup: Zygote['cgroup']): { cpuMs?: number } {
+  const cpuMs = cgroup?.cpuUsageMs();
+  return cpuMs === undefined ? {} : { cpuMs };
 }
 
 /** The numbers of a zygote event, or undefined when the zygote said something else or nothing (it died). */

@@ -6,23 +6,26 @@
 # namespaces and mounts. It holds no user data: the host stages a job's files in the zygote's working
 # directory, and only the forked run reads them. Each job:
 #
-#   zygote ── fork ──> keeper: new mount, pid, ipc and uts namespaces (the slot's network namespace is
-#                      reused: runs of one slot never overlap, and every process of a run is dead before the next)
-#                      └─ fork ──> init (pid 1 of the run): a fresh size-capped tmpfs on /tmp (which holds the
-#                                  working directory and /dev/shm), the staged files copied in, a fresh /proc
-#                                  covered as bubblewrap covered the zygote's (its own /proc/1 entries too); then
-#                                  a user namespace of its own in which it is uid 65534, no capabilities,
-#                                  no_new_privs and the sandboxes' seccomp filter; it reaps, and ends the run
-#                                  (and so every process of it) when the program's main process ends
-#                                  └─ fork ──> the program: a new session, rlimits, reseeded random sources;
-#                                              then the code runs as `python3 file.py` would run it.
+#   zygote ── fork, into a new pid namespace ──> init (pid 1 of the run): waits until the host has moved it
+#                 into the run's own cgroup (limits and accounting apart from the zygote's); new mount, ipc, uts
+#                 and cgroup namespaces (the slot's network namespace is reused: runs of one slot never overlap, and
+#                 every process of a run is dead before the next); a fresh size-capped tmpfs on /tmp (which holds
+#                 the working directory and /dev/shm), the staged files copied in, a fresh /proc covered as
+#                 bubblewrap covered the zygote's (its own /proc/1 entries too); then a user namespace of its own
+#                 in which it is uid 65534, no capabilities, no_new_privs and the sandboxes' seccomp filter; it
+#                 reaps, and ends the run (and so every process of it) when the program's main process ends
+#                 └─ fork ──> the program: a new session, rlimits, reseeded random sources; then the code runs as
+#                             `python3 file.py` would run it.
 #
 # Its source is read from fd 20 (see python-zygotes.ts), so its argv stays short: every process a run forks
 # carries that argv. argv[1], JSON: {"modules": [...], "fileSizeBytes": n, "diskBytes": n, "maxProcesses": n or null,
 #                 "stdio": {"stdin": name, "stdout": name, "stderr": name}}; fd 7 holds the seccomp filter (BPF).
-# fd 3, one JSON line per job: {"source": absolute path of the staged program, "memoryLimitBytes": n or null}.
-# fd 4: "ready" when a job may be staged, then per job "run <t>" and "ran <status> <t>" (status as a shell
-# reports it: 128 + the signal for a killed program), t in seconds of the wall clock.
+# fd 3, one JSON line per job: {"source": absolute path of the staged program, "memoryLimitBytes": n or null};
+# then "go" once the host has moved the run's init (the zygote's one child) into the run's cgroup.
+# fd 4: "ready" when a job may be staged, then per job "run <t>" (the init is forked) and "ran <status> <t>"
+# (status as a shell reports it: 128 + the signal for a killed program), t in seconds of the wall clock.
+# The run's stdout and stderr are fifos the zygote makes afresh for each run (the host opens them after
+# "ready"): the run owns their inodes, so none of them is ever given to a later run.
 import ctypes
 import gc
 import json
@@ -32,8 +35,9 @@ import stat
 import sys
 import time
 
-CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
+CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x02000000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID = 0x10000000, 0x20000000
+PID_NAMESPACE_FD = 8
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 0x4000, 1 << 18
 MNT_DETACH = 2
@@ -191,8 +195,22 @@ def exit_status(wait_status):
     return 128 - code if code < 0 else code
 
 
-def run_init(config, job, workdir, covers, seccomp_filter):
+def wait_for_go(jobs):
+    """Blocks until the host says the run may start: it has moved this process into the run's own cgroup."""
+    line = jobs.readline()
+    if line != b'go\n':
+        raise OSError(f'the host said {line!r}, not go')
+
+
+def run_init(config, job, jobs, workdir, covers, seccomp_filter):
     """Pid 1 of the run: sets its root up, forks the program, reaps, and ends the run when the program ends."""
+    wait_for_go(jobs)
+    jobs.close()
+    os.close(4)
+    os.close(PID_NAMESPACE_FD)
+    # A cgroup namespace rooted at the run's cgroup: the run sees its cgroups as "/", as a cold sandbox does.
+    check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP), 'unshare')
+    check(libc.mount(b'none', b'/', None, MS_REC | MS_PRIVATE, None), 'private mounts')
     prepare_run_root(config, workdir, covers)
     # Out of the zygote's staging directory (under the run's /tmp now), so that no process of the run, /proc/1/cwd
     # included, reaches the directory the zygote stages the next run in and must be able to empty.
@@ -211,22 +229,6 @@ def run_init(config, job, workdir, covers, seccomp_filter):
             os._exit(exit_status(wait_status))
 
 
-def run_keeper(config, job, workdir, covers, seccomp_filter):
-    """Outside the run's pid namespace: makes the run's namespaces and passes on how its init ended."""
-    check(libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS), 'unshare')
-    check(libc.mount(b'none', b'/', None, MS_REC | MS_PRIVATE, None), 'private mounts')
-    init = os.fork()
-    if init == 0:
-        try:
-            run_init(config, job, workdir, covers, seccomp_filter)
-        except BaseException as error:  # a broken set-up: say so where the run's stderr goes, and end the run
-            os.write(2, f'fusebox zygote: {error}\n'.encode())
-            os._exit(125)
-        return
-    _, wait_status = os.waitpid(init, 0)
-    os._exit(exit_status(wait_status))
-
-
 def clear_staging(workdir, stdio):
     for entry in os.scandir(workdir):
         if entry.is_dir(follow_symlinks=False):
@@ -240,6 +242,25 @@ def clear_staging(workdir, stdio):
         pass
 
 
+def new_output_fifos(stdio):
+    """The next run's stdout and stderr: new inodes, whatever the last run (their owner) did to its own."""
+    for name in (stdio['stdout'], stdio['stderr']):
+        try:
+            os.unlink(f'/tmp/{name}')
+        except FileNotFoundError:
+            pass
+        os.mkfifo(f'/tmp/{name}', 0o600)
+
+
+def fork_init(own_pid_namespace):
+    """Forks the run's init as pid 1 of a new pid namespace; the zygote's own next children are back in its own."""
+    check(libc.unshare(CLONE_NEWPID), 'unshare(CLONE_NEWPID)')
+    init = os.fork()
+    if init != 0:
+        check(libc.setns(own_pid_namespace, CLONE_NEWPID), 'setns(own pid namespace)')
+    return init
+
+
 def serve():
     """The zygote's loop; returns only in a forked program's process, with its job."""
     config = json.loads(sys.argv[1])
@@ -251,15 +272,18 @@ def serve():
         except ImportError:
             pass  # listed, not installed: runs import what they need themselves
     stdio = config['stdio']
-    for name in (stdio['stdout'], stdio['stderr']):
-        os.mkfifo(f'/tmp/{name}', 0o600)
     workdir = os.getcwd()
+    own_pid_namespace = os.open('/proc/self/ns/pid', os.O_RDONLY)
+    if own_pid_namespace != PID_NAMESPACE_FD:
+        os.dup2(own_pid_namespace, PID_NAMESPACE_FD)
+        os.close(own_pid_namespace)
     covers = proc_covers()
     jobs = os.fdopen(3, 'rb', buffering=0)
     # Objects of the zygote are never collected in a run: their pages stay shared with it instead of being
     # written to by the collector.
     gc.freeze()
     while True:
+        new_output_fifos(stdio)
         os.write(4, b'ready\n')
         line = jobs.readline()
         if not line:
@@ -267,20 +291,18 @@ def serve():
         job = json.loads(line)
         sys.stdout.flush()
         sys.stderr.flush()
-        os.write(4, f'run {time.time():.6f}\n'.encode())
-        keeper = os.fork()
-        if keeper == 0:
-            jobs.close()
-            os.close(4)
-            run_keeper(config, job, workdir, covers, seccomp_filter)
+        init = fork_init(PID_NAMESPACE_FD)
+        if init == 0:
+            try:
+                run_init(config, job, jobs, workdir, covers, seccomp_filter)
+            except BaseException as error:  # a broken set-up: say so where the run's stderr goes, and end the run
+                os.write(2, f'fusebox zygote: {error}\n'.encode())
+                os._exit(125)
             return job
-        _, wait_status = os.waitpid(keeper, 0)
+        os.write(4, f'run {time.time():.6f}\n'.encode())
+        _, wait_status = os.waitpid(init, 0)
         os.write(4, f'ran {exit_status(wait_status)} {time.time():.6f}\n'.encode())
         clear_staging(workdir, stdio)
-        # The run reached these fifos (bound into its /tmp, open on its fds 1 and 2) and may have changed their
-        # mode: give them back theirs, or no later run of this zygote could open them.
-        for name in (stdio['stdout'], stdio['stderr']):
-            os.chmod(f'/tmp/{name}', 0o600)
 
 
 def run_program(job):
@@ -306,8 +328,9 @@ def run_program(job):
         with open(path, 'rb') as source:
             code = compile(source.read(), path, 'exec', dont_inherit=True)
         exec(code, main.__dict__)
-    except SystemExit:
-        raise
+        status = 0
+    except SystemExit as request:
+        status = system_exit_status(request)
     except BaseException as error:
         # The traceback starts at the program's own first frame, as `python3 file.py` prints it.
         trace = error.__traceback__
@@ -315,7 +338,67 @@ def run_program(job):
             trace = trace.tb_next
         error.__traceback__ = trace
         sys.excepthook(type(error), error, trace)
-        sys.exit(130 if isinstance(error, KeyboardInterrupt) else 1)
+        status = 130 if isinstance(error, KeyboardInterrupt) else 1
+    shut_down(main, status)
+
+
+def system_exit_status(request):
+    """The status `python3` exits with on an uncaught SystemExit, printing its message when it is not a number."""
+    if request.code is None:
+        return 0
+    if isinstance(request.code, int):
+        return request.code & 0xFF
+    try:
+        print(request.code, file=sys.stderr)
+    except BaseException:
+        pass
+    return 1
+
+
+def shut_down(main, status):
+    """
+    Ends the program as `python3` ends (non-daemon threads joined, atexit handlers, finalizers of its globals
+    and of its garbage, open files flushed, stdout and stderr flushed: 120 if that fails), but without tearing
+    the interpreter down: freeing every object would write to every page the run shares with its zygote, and
+    copying them cost about five times the rest of a forked `print(1)`.
+    """
+    import atexit
+    import io
+
+    for step in (getattr(sys.modules.get('threading'), '_shutdown', None), atexit._run_exitfuncs):
+        try:
+            if step is not None:
+                step()
+        except BaseException:
+            pass
+    flushed = flush_standard_streams()
+    # As CPython clears a module: names with an underscore first, then the rest; never __builtins__.
+    for underscored in (True, False):
+        for name in [name for name in main.__dict__ if name.startswith('_') == underscored]:
+            if name != '__builtins__':
+                main.__dict__[name] = None
+    gc.collect()
+    # Files left open are flushed as their finalizers would. The zygote's objects are frozen, out of this list.
+    for stream in gc.get_objects():
+        if isinstance(stream, io.IOBase) and stream is not sys.stdout and stream is not sys.stderr:
+            try:
+                if not stream.closed:
+                    stream.flush()
+            except BaseException:
+                pass
+    os._exit(status if flush_standard_streams() and flushed else 120)
+
+
+def flush_standard_streams():
+    """Flushes sys.stdout and sys.stderr, as CPython does on its way out; False if either fails."""
+    flushed = True
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except BaseException:
+            flushed = False
+    return flushed
 
 
 run_program(serve())

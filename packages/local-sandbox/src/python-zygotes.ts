@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { SandboxCgroup } from './cgroups';
+import { processTree } from './process-tree';
 import type { Sandbox } from './sandbox';
 import type { SandboxLauncher } from './sandbox-launcher';
 import { RUN_STDIO } from './step-driver';
@@ -32,8 +35,12 @@ export interface ZygoteSettings {
 /** A live zygote, lent to one run at a time. */
 export interface Zygote {
   readonly sandbox: Sandbox;
+  /** The zygote process's own pid on the host: during a run, its one child is the run's init. */
+  readonly pid: number;
   readonly startedAt: number;
   runs: number;
+  /** While lent: the run's own cgroup (see {@link SandboxLauncher.runCgroup}), when cgroups are available. */
+  cgroup: SandboxCgroup | undefined;
 }
 
 /**
@@ -85,6 +92,13 @@ export class PythonZygotes {
   take(): Zygote | undefined {
     for (let zygote = this.#idle.shift(); zygote; zygote = this.#idle.shift()) {
       if (zygote.sandbox.alive && !this.#expired(zygote)) {
+        try {
+          zygote.cgroup = this.#launcher.runCgroup();
+        } catch (error) {
+          this.#onError(error); // no cgroup for the run: it goes cold, and the zygote stays idle
+          this.#idle.unshift(zygote);
+          return undefined;
+        }
         this.#busy += 1;
         this.#lent += 1;
         zygote.runs += 1;
@@ -102,6 +116,9 @@ export class PythonZygotes {
    * the next one, otherwise killed and replaced.
    */
   giveBack(zygote: Zygote, reusable: boolean): void {
+    const { cgroup } = zygote;
+    zygote.cgroup = undefined;
+    if (cgroup) this.#track(cgroup.remove().catch(this.#onError));
     const returned = (async () => {
       const ready = reusable && (await zygote.sandbox.events.next()) === 'ready';
       this.#busy -= 1;
@@ -139,24 +156,48 @@ export class PythonZygotes {
           .then(
             (sandbox) => {
               this.#busy -= 1;
-              const zygote = { sandbox, startedAt: performance.now(), runs: 0 };
-              if (this.#closed) this.#dispose(zygote);
+              const pid = processTree(sandbox.pid).find(isPython);
+              const zygote = {
+                sandbox,
+                pid: pid ?? 0,
+                startedAt: performance.now(),
+                runs: 0,
+                cgroup: undefined,
+              };
+              if (pid === undefined) {
+                this.#dispose(zygote);
+                this.#failed(new Error('a zygote started, but its Python process is not in its sandbox'));
+              } else if (this.#closed) this.#dispose(zygote);
               else this.#idle.push(zygote);
             },
             (error: unknown) => {
               this.#busy -= 1;
-              this.#pausedUntil = Date.now() + RETRY_AFTER_FAILURE_MS;
-              this.#onError(error);
-              setTimeout(() => this.#refill(), RETRY_AFTER_FAILURE_MS).unref();
+              this.#failed(error);
             },
           ),
       );
     }
   }
 
+  /** After a failed start: report it, and start no zygote for a while (runs go cold meanwhile). */
+  #failed(error: unknown): void {
+    this.#pausedUntil = Date.now() + RETRY_AFTER_FAILURE_MS;
+    this.#onError(error);
+    setTimeout(() => this.#refill(), RETRY_AFTER_FAILURE_MS).unref();
+  }
+
   #track(promise: Promise<unknown>): void {
     this.#pending.add(promise);
     void promise.finally(() => this.#pending.delete(promise));
+  }
+}
+
+/** True for a Python process (bubblewrap, which starts it, runs as `bwrap`). */
+function isPython(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8') === 'python3\n';
+  } catch {
+    return false;
   }
 }
 

@@ -11,7 +11,6 @@ import {
   mkdtempSync,
   openSync,
   readdirSync,
-  readFileSync,
   readlinkSync,
   rmSync,
   writeFileSync,
@@ -19,12 +18,13 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CappedOutput } from './capped-output';
-import { CgroupParent } from './cgroups';
+import { CgroupParent, type SandboxCgroup } from './cgroups';
 import { IsolationUnavailableError } from './errors/isolation-unavailable-error';
 import { SandboxFailureError } from './errors/sandbox-failure-error';
 import { kernelInterfaceArgs } from './kernel-interfaces';
 import { LineChannel } from './line-channel';
 import { OWNER_PREFIX, ownerGone } from './process-owner';
+import { processTree } from './process-tree';
 import { randomName } from './random-name';
 import { SandboxIdentities } from './sandbox-identities';
 import { writeSeccompFilter } from './seccomp';
@@ -424,6 +424,18 @@ export class SandboxLauncher {
     });
   }
 
+  /**
+   * A fresh cgroup with a sandbox's limits, for a run forked inside a zygote's sandbox (see {@link
+   * SandboxCgroup.join}), so that the run's memory, processes and CPU are counted and bounded apart from its
+   * zygote's; undefined without cgroups.
+   */
+  runCgroup(): SandboxCgroup | undefined {
+    return this.#cgroups?.create({
+      maxProcesses: this.options.maxProcesses,
+      memoryBytes: this.options.memoryCapBytes,
+    });
+  }
+
   /** Removes what the launcher created; every sandbox must be disposed of first. */
   async close(): Promise<void> {
     await this.#spawner.close();
@@ -612,18 +624,4 @@ function removeOrphanDirectories(): void {
     if (ownerGone(name, 'fusebox-sandbox-') || ownerGone(name, 'fusebox-run-'))
       rmSync(join(tmpdir(), name), { recursive: true, force: true });
   }
-}
-
-/** `pid` and its descendants, parents first, from /proc's children lists. */
-function processTree(pid: number): number[] {
-  const tree = [pid];
-  for (let index = 0; index < tree.length; index += 1) {
-    try {
-      const children = readFileSync(`/proc/${tree[index]}/task/${tree[index]}/children`, 'utf8');
-      tree.push(...children.split(' ').filter(Boolean).map(Number));
-    } catch {
-      // It exited meanwhile.
-    }
-  }
-  return tree;
 }

@@ -10,7 +10,7 @@ const forked = useExecutor({ concurrency: 1, pythonZygote: true });
 /**
  * Programs whose every observable result must be the same run forked from a zygote as run by a fresh
  * `python3 file.py`: `__name__`, argv, `__file__`, cwd, stdin, exit statuses (sys.exit, uncaught exceptions,
- * signals, os._exit), atexit, threads, multiprocessing, subprocess, output order, syntax errors, the memory limit
+ * signals, os._exit), atexit, finalizers and unclosed files at exit, threads, multiprocessing, subprocess, output order, syntax errors, the memory limit
  * and the timeout.
  */
 const PROGRAMS: Record<string, { code: string; request?: Partial<RunCodeRequestInput> }> = {
@@ -49,6 +49,18 @@ const PROGRAMS: Record<string, { code: string; request?: Partial<RunCodeRequestI
   },
   'atexit and buffered output': {
     code: 'import atexit, sys\natexit.register(lambda: print("at exit"))\nprint("main")\nsys.stderr.write("err\\n")',
+  },
+  'finalizers and open files at exit': {
+    code: [
+      'import os',
+      'class Noisy:',
+      '    def __del__(self):',
+      '        print("finalized")',
+      'noisy = Noisy()',
+      'out = os.fdopen(os.dup(1), "w")',
+      'out.write("left in an unclosed file\\n")',
+      'print("main")',
+    ].join('\n'),
   },
   'a thread that outlives main': {
     code: 'import threading, time\ndef late():\n    time.sleep(0.2)\n    print("thread done")\nthreading.Thread(target=late).start()\nprint("main done")',

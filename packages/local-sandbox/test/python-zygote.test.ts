@@ -1,7 +1,8 @@
-import { readFileSync, readdirSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
 import { useExecutor } from './use-executor';
-import { forkedPython, isZygoteProcess, zygotePids } from './zygote-helpers';
+import { descendsFrom, forkedPython, isZygoteProcess, zygotePids } from './zygote-helpers';
 
 // One slot, so consecutive runs are forked from the same zygote: what one leaves, the next would see.
 const { executor } = useExecutor({ concurrency: 1, pythonZygote: true, pythonZygoteMaxRuns: 1000 });
@@ -97,6 +98,59 @@ describe('forked Python runs', () => {
     expect(response.run_result?.stderr).toMatch(/MemoryError/);
   });
 
+  it('run in a cgroup of their own, apart from their zygote’s, and report its CPU time', async () => {
+    const [zygote] = await zygotePids(executor());
+    const zygoteCpu = () => cpuacctUsageMs(Number(zygote));
+    const before = zygoteCpu();
+    const running = run(
+      [
+        'import time',
+        'print(sorted(set(line.split(":")[2] for line in open("/proc/self/cgroup").read().split())))',
+        'total = 0',
+        'for i in range(3_000_000): total += i',
+        'time.sleep(1)',
+      ].join('\n'),
+    );
+    // This zygote's program (other tests' executors may run their own meanwhile).
+    const ours = (pid: string) => isSleepingProgram(pid) && descendsFrom(Number(pid), Number(zygote));
+    await waitFor(() => readdirSync('/proc').some(ours));
+    const program = Number(readdirSync('/proc').find(ours));
+    const controllers = ['pids', 'memory', 'cpuacct'];
+    const runCgroups = controllers.map((controller) => cgroupDir(program, controller));
+    const { response, cpuMs } = await running;
+    const spentByZygote = zygoteCpu() - before;
+    // From the host: a cgroup beside the zygote's, in every hierarchy.
+    controllers.forEach((controller, index) => {
+      const zygoteCgroup = cgroupDir(Number(zygote), controller);
+      expect(runCgroups[index]).not.toBe(zygoteCgroup);
+      expect(dirname(runCgroups[index] as string)).toBe(dirname(zygoteCgroup));
+    });
+    // From inside, as in a cold sandbox: the root of its own cgroup namespace.
+    expect(response.run_result?.stdout).toBe("['/']\n");
+    // The loop's CPU is the run's, counted in its cgroup; the zygote's own grows by the fork and its report only.
+    expect(cpuMs).toBeGreaterThan(0);
+    expect(spentByZygote).toBeLessThan((cpuMs ?? 0) / 4);
+    // The run's cgroup is removed once the run is over.
+    await vi.waitFor(() => expect(runCgroups.filter((dir) => existsSync(dir))).toEqual([]), {
+      timeout: 10_000,
+    });
+  });
+
+  it('write their output to fifos made for them alone, never to one an earlier run owned', async () => {
+    const code = [
+      'import os',
+      'print(hash("fusebox"), *(os.stat(f"/tmp/.fusebox-{name}").st_ino for name in ("stdout", "stderr")))',
+    ].join('\n');
+    const [first, second] = [await run(code), await run(code)].map((execution) =>
+      (execution.response.run_result?.stdout ?? '').trim().split(' '),
+    );
+    // Detection: the same zygote forked both (the hash seed is the zygote's), so the fifos are the zygote's.
+    expect(first?.[0]).toBe(second?.[0]);
+    expect(first).toHaveLength(3);
+    expect(second?.[1]).not.toBe(first?.[1]);
+    expect(second?.[2]).not.toBe(first?.[2]);
+  });
+
   it('are killed at their timeout with their zygote, which is replaced', async () => {
     const { response } = await run('import time\nprint("started", flush=True)\ntime.sleep(30)', {
       run_timeout: 0.5,
@@ -118,7 +172,10 @@ describe('forked Python runs', () => {
     expect(after.response).toMatchObject({ status: 'Success', run_result: { stdout: 'after\n' } });
 
     const running = run('import time\nprint("started", flush=True)\ntime.sleep(1)\nprint("finished")');
-    await waitFor(() => readdirSync('/proc').some((pid) => isSleepingProgram(pid)));
+    // This process's program: other test files' executors may run sleeping programs of their own meanwhile.
+    await waitFor(() =>
+      readdirSync('/proc').some((pid) => isSleepingProgram(pid) && descendsFrom(Number(pid), process.pid)),
+    );
     for (const pid of await zygotePids(executor(), { waitForIdle: false })) process.kill(pid, 'SIGKILL');
     // The program may have had a hand in its zygote's death (their memory is charged together), so the run is
     // not given a second attempt: it answers as a killed run, with what it printed.
@@ -131,6 +188,20 @@ describe('forked Python runs', () => {
     expect(next.response).toMatchObject({ status: 'Success', run_result: { stdout: 'next\n' } });
   });
 });
+
+/** Where process `pid`'s cgroup of `controller` is on the host. */
+function cgroupDir(pid: number, controller: string): string {
+  const line = readFileSync(`/proc/${pid}/cgroup`, 'utf8')
+    .split('\n')
+    .find((entry) => entry.split(':')[1] === controller);
+  if (line === undefined) throw new Error(`process ${pid} has no ${controller} cgroup`);
+  return join('/sys/fs/cgroup', controller, line.slice(line.indexOf(':', line.indexOf(':') + 1) + 1));
+}
+
+/** CPU time used in process `pid`'s cpuacct cgroup so far, in ms. */
+function cpuacctUsageMs(pid: number): number {
+  return Number(readFileSync(join(cgroupDir(pid, 'cpuacct'), 'cpuacct.usage'), 'utf8')) / 1e6;
+}
 
 /** A program forked from a zygote, asleep in `time.sleep` (so past what it printed before). */
 function isSleepingProgram(pid: string): boolean {

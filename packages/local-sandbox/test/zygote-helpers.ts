@@ -18,7 +18,7 @@ export async function forkedPython(
 }
 
 /**
- * True when `pid` is a zygote or a process forked from one (a keeper, a run's init, a program): Python with the
+ * True when `pid` is a zygote or a process forked from one (a run's init, a program): Python with the
  * zygote's argv (bubblewrap, which started it, carries that argv too).
  */
 export function isZygoteProcess(pid: string): boolean {
@@ -53,7 +53,8 @@ function parentOf(pid: string | number): number {
   }
 }
 
-function descendsFrom(pid: number, ancestor: number): boolean {
+/** True when `ancestor` is `pid` itself or one of its ancestors. */
+export function descendsFrom(pid: number, ancestor: number): boolean {
   for (let current = pid; current > 1; current = parentOf(current)) if (current === ancestor) return true;
   return false;
 }
