@@ -25,7 +25,7 @@ import traceback
 import types
 
 OUTPUT_LIMIT = 0
-# Characters of display data one cell may return: the reply line also carries both streams, base64.
+# Bytes of display data one cell may return, as the reply line encodes them: it also carries both streams, base64.
 DISPLAY_LIMIT = 0
 KERNEL_PID = os.getpid()
 RED, GREEN, CYAN, RESET = '\x1b[0;31m', '\x1b[0;32m', '\x1b[0;36m', '\x1b[0m'
@@ -140,14 +140,41 @@ class IPythonCells(dict):
 ENTRY_OVERHEAD = 8
 
 
+def encoded_size(value):
+    """Bytes a value takes in the reply line, which json.dumps writes in ASCII: a non-ASCII or control character
+    costs its escape (six bytes, twelve beyond the BMP), not one."""
+    return len(json.dumps(value, default=str))
+
+
+def fitting_prefix(text, room):
+    """The longest prefix of text whose encoding takes at most room bytes. Each character takes at least one, so
+    no prefix longer than room fits: the search never encodes more than that."""
+    text = text[:max(room, 0)]
+    if encoded_size(text) <= room:
+        return text
+    low, high = 0, len(text)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if encoded_size(text[:middle]) <= room:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low]
+
+
 def bounded(bundle, budget):
-    """A display bundle's entries that fit in what is left of the cell's display budget (text is cut to fit)."""
+    """A display bundle's entries that fit in what is left of the cell's display budget, counted in the bytes
+    they take in the reply (text is cut to fit). A str subclass is copied to a plain str first: its own
+    __len__ or __str__ must not decide what it costs."""
     kept = {}
     for mime, value in bundle.items():
-        cost = len(mime) + ENTRY_OVERHEAD
-        if isinstance(value, str) and mime.startswith('text/'):
-            value = value[:max(budget[0] - cost, 0)]
-        size = cost + (len(value) if isinstance(value, str) else len(json.dumps(value, default=str)))
+        mime = str.__str__(mime) if isinstance(mime, str) else str(mime)
+        cost = encoded_size(mime) + ENTRY_OVERHEAD
+        if isinstance(value, str):
+            value = str.__str__(value)
+            if mime.startswith('text/'):
+                value = fitting_prefix(value, budget[0] - cost)
+        size = cost + encoded_size(value)
         if size <= budget[0]:
             kept[mime] = value if isinstance(value, (str, dict, list)) else str(value)
             budget[0] -= size
