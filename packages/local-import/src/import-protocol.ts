@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { STEMMERS } from '@fusebox/retrieval';
 import { TASK_FORMATS } from '@fusebox/tasks';
 
 // The local import routes (`/v1/local/import/*`, routes/local-import.ts) and the CLI that calls them
@@ -20,6 +21,7 @@ export const tasksImportRequestSchema = z.object({
 export const corpusImportRequestSchema = z.object({
   path: absolutePath,
   name: z.string().min(1).optional(),
+  stemmer: z.enum(STEMMERS).optional(),
 });
 
 export const rolloutsImportRequestSchema = z.object({
@@ -78,7 +80,7 @@ export const corpusImportEventSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('done'),
     summary: z.object({
-      corpus: z.object({ id: z.string(), name: z.string() }),
+      corpus: z.object({ id: z.string(), name: z.string(), stemmer: z.enum(STEMMERS) }),
       added: z.number(),
       rejected: z.number(),
       documents: z.number(),

@@ -127,7 +127,11 @@ export function serverImporter(
       let summary: CorpusImportSummary | undefined;
       await post(
         CORPUS_IMPORT_PATH,
-        { path: resolve(options.path), ...(options.name ? { name: options.name } : {}) },
+        {
+          path: resolve(options.path),
+          ...(options.name ? { name: options.name } : {}),
+          ...(options.stemmer ? { stemmer: options.stemmer } : {}),
+        },
         corpusImportEventSchema,
         (event) => {
           if (event.type === 'progress') options.onProgress?.(event);

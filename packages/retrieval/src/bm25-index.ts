@@ -1,4 +1,4 @@
-import { bm25Terms } from './bm25-terms';
+import { type Stemmer, bm25Terms, bm25Words, stemWord } from './bm25-terms';
 
 /** BM25's two constants. */
 export interface Bm25Parameters {
@@ -19,27 +19,44 @@ export interface Bm25Hit {
 
 /**
  * Collects documents, in order, for a {@link Bm25Index}. Each document is kept as (term, count) pairs in flat
- * typed arrays, so a million passages cost a few hundred bytes each and no object per posting.
+ * typed arrays, so a million passages cost a few hundred bytes each and no object per posting. Words are
+ * reduced to terms by `stemmer` (default `none`), and the index's queries will be too.
  */
 export class Bm25IndexBuilder {
+  readonly #stemmer: Stemmer;
   readonly #termIds = new Map<string, number>();
+  /**
+   * Each word seen, as written, to its term's id: a corpus repeats its words, so each is stemmed once, and a
+   * word costs one lookup whether stemmed or not. Without a stemmer a word is its term, and this is #termIds.
+   */
+  readonly #wordIds: Map<string, number>;
   readonly #lengths: number[] = [];
   #pairTerms = new Int32Array(1 << 16);
   #pairDocs = new Int32Array(1 << 16);
   #pairCounts = new Int32Array(1 << 16);
   #pairs = 0;
 
+  constructor(options: { stemmer?: Stemmer } = {}) {
+    this.#stemmer = options.stemmer ?? 'none';
+    this.#wordIds = this.#stemmer === 'none' ? this.#termIds : new Map<string, number>();
+  }
+
   /** Adds the next document; its hits will carry this call's position. */
   add(contents: string): void {
     const doc = this.#lengths.length;
-    const terms = bm25Terms(contents);
-    this.#lengths.push(terms.length);
+    const words = bm25Words(contents);
+    this.#lengths.push(words.length);
     const counts = new Map<number, number>();
-    for (const term of terms) {
-      let id = this.#termIds.get(term);
+    for (const word of words) {
+      let id = this.#wordIds.get(word);
       if (id === undefined) {
-        id = this.#termIds.size;
-        this.#termIds.set(term, id);
+        const term = stemWord(word, this.#stemmer);
+        id = this.#termIds.get(term);
+        if (id === undefined) {
+          id = this.#termIds.size;
+          this.#termIds.set(term, id);
+        }
+        this.#wordIds.set(word, id);
       }
       counts.set(id, (counts.get(id) ?? 0) + 1);
     }
@@ -92,7 +109,16 @@ export class Bm25IndexBuilder {
       idf[term] = Math.log(1 + (documents - df + 0.5) / (df + 0.5));
       bounds[term] = idf[term]! * maxWeights[term]!;
     }
-    const index = new Bm25Index(this.#termIds, starts, postingDocs, postingWeights, idf, bounds, documents);
+    const index = new Bm25Index(
+      this.#termIds,
+      starts,
+      postingDocs,
+      postingWeights,
+      idf,
+      bounds,
+      documents,
+      this.#stemmer,
+    );
     this.#pairTerms = this.#pairDocs = this.#pairCounts = new Int32Array(0);
     this.#pairs = 0;
     return index;
@@ -135,6 +161,8 @@ export class Bm25Index {
     /** Per term, the most it adds to any document's score. */
     private readonly bounds: Float64Array,
     readonly documents: number,
+    /** How the documents' words were reduced to terms, and so how a query's are. */
+    readonly stemmer: Stemmer = 'none',
   ) {
     this.#scores = new Float64Array(documents);
     this.#touched = new Int32Array(documents);
@@ -193,7 +221,7 @@ export class Bm25Index {
   /** The query's known terms, each once with how often the query has it, by what they can add, most first. */
   #queryTerms(query: string): { id: number; times: number; bound: number }[] {
     const times = new Map<number, number>();
-    for (const term of bm25Terms(query)) {
+    for (const term of bm25Terms(query, this.stemmer)) {
       const id = this.termIds.get(term);
       if (id !== undefined) times.set(id, (times.get(id) ?? 0) + 1);
     }

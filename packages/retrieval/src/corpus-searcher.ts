@@ -6,6 +6,7 @@ import {
   type Bm25Parameters,
   PYSERINI_BM25,
 } from './bm25-index';
+import type { Stemmer } from './bm25-terms';
 import { CorpusChoiceError } from './errors/corpus-choice-error';
 import { UnknownCorpusError } from './errors/unknown-corpus-error';
 
@@ -38,6 +39,8 @@ export interface CorpusRef {
   id: string;
   name: string;
   documentCount: number;
+  /** A corpus's stemmer as stored: one of STEMMERS (the import checks it). */
+  stemmer: string;
   updatedAt: Date;
 }
 
@@ -83,7 +86,7 @@ export class CorpusSearcher {
   }
 
   async #readCorpus(name: string | undefined): Promise<CorpusRef> {
-    const select = { id: true, name: true, documentCount: true, updatedAt: true } as const;
+    const select = { id: true, name: true, documentCount: true, stemmer: true, updatedAt: true } as const;
     if (name !== undefined) {
       const corpus = await this.prisma.retrievalCorpus.findUnique({ where: { name }, select });
       if (corpus) return corpus;
@@ -100,7 +103,7 @@ export class CorpusSearcher {
    */
   async warm(): Promise<{ name: string; documents: number }[]> {
     const corpora = await this.prisma.retrievalCorpus.findMany({
-      select: { id: true, name: true, documentCount: true, updatedAt: true },
+      select: { id: true, name: true, documentCount: true, stemmer: true, updatedAt: true },
       orderBy: { name: 'asc' },
     });
     const built: { name: string; documents: number }[] = [];
@@ -153,10 +156,10 @@ export class CorpusSearcher {
   }
 
   #index(corpus: CorpusRef): Promise<LoadedIndex> {
-    const version = `${corpus.documentCount}@${corpus.updatedAt.getTime()}`;
+    const version = `${corpus.documentCount}@${corpus.updatedAt.getTime()}/${corpus.stemmer}`;
     const cached = this.#indexes.get(corpus.id);
     if (cached?.version === version) return cached.loading;
-    const loading = this.#load(corpus.id);
+    const loading = this.#load(corpus.id, corpus.stemmer as Stemmer);
     this.#indexes.set(corpus.id, { version, loading });
     // A failed load (the database went away) must not stay cached.
     loading.catch(() => {
@@ -165,8 +168,8 @@ export class CorpusSearcher {
     return loading;
   }
 
-  async #load(corpusId: string): Promise<LoadedIndex> {
-    const builder = new Bm25IndexBuilder();
+  async #load(corpusId: string, stemmer: Stemmer): Promise<LoadedIndex> {
+    const builder = new Bm25IndexBuilder({ stemmer });
     const lines: number[] = [];
     // Raw rows (Prisma's model mapping cost more than the database), and the next page is asked for while this
     // one is indexed, so reading and tokenizing overlap.

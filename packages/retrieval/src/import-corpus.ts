@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { SqlClient, SqlTransaction } from '@fusebox/db/sql-client';
 import { readLines, uuidV7 } from '@fusebox/rollouts';
+import { DEFAULT_STEMMER, STEMMERS, type Stemmer } from './bm25-terms';
 import { type CorpusDocument, parseCorpusLine } from './corpus-line';
 import { CorpusImportError } from './errors/corpus-import-error';
 
@@ -22,12 +23,17 @@ export interface ImportCorpusOptions {
   path: string;
   /** The corpus to import into (default: the file's name without `.jsonl`). */
   name?: string;
+  /**
+   * How its words are reduced to terms. A new corpus gets DEFAULT_STEMMER (`porter`) unless told otherwise;
+   * an existing one keeps its own unless told, and changing it rebuilds the index on the next search.
+   */
+  stemmer?: Stemmer;
   onProblem?(problem: CorpusProblem): void;
   onProgress?(progress: CorpusImportProgress): void;
 }
 
 export interface CorpusImportSummary {
-  corpus: { id: string; name: string };
+  corpus: { id: string; name: string; stemmer: Stemmer };
   /** Documents and skipped lines of this run; a re-import of a finished file adds 0 and 0. */
   added: number;
   rejected: number;
@@ -47,6 +53,7 @@ interface CorpusRow extends Record<string, unknown> {
   bytes_read: string;
   lines_read: number;
   document_count: number;
+  stemmer: Stemmer;
 }
 
 /**
@@ -67,7 +74,12 @@ export async function importCorpus(
   const size = await fileSize(path);
   const name = options.name ?? basename(path).replace(/\.jsonl$/i, '');
   if (name.trim() === '') throw new CorpusImportError('the corpus name must not be empty');
-  const corpus = await openCorpus(sql, name, path);
+  const { stemmer } = options;
+  if (stemmer !== undefined && !STEMMERS.includes(stemmer))
+    throw new CorpusImportError(
+      `unknown stemmer ${JSON.stringify(stemmer)}; use one of: ${STEMMERS.join(', ')}`,
+    );
+  const corpus = await openCorpus(sql, name, path, stemmer);
   let bytesRead = Number(corpus.bytes_read);
   if (size < bytesRead) {
     throw new CorpusImportError(
@@ -125,7 +137,7 @@ export async function importCorpus(
     if (pieceLines === PIECE_LINES) await flush();
   }
   await flush();
-  return { corpus: { id: corpus.id, name }, added, rejected, documents };
+  return { corpus: { id: corpus.id, name, stemmer: corpus.stemmer }, added, rejected, documents };
 }
 
 async function fileSize(path: string): Promise<number> {
@@ -139,14 +151,19 @@ async function fileSize(path: string): Promise<number> {
   }
 }
 
-async function openCorpus(sql: SqlClient, name: string, path: string): Promise<CorpusRow> {
+async function openCorpus(
+  sql: SqlClient,
+  name: string,
+  path: string,
+  stemmer: Stemmer | undefined,
+): Promise<CorpusRow> {
   await sql.query(
-    `INSERT INTO "retrieval_corpus" ("id", "name", "source_path", "updated_at") VALUES ($1, $2, $3, now())
-     ON CONFLICT ("name") DO NOTHING`,
-    [uuidV7(), name, path],
+    `INSERT INTO "retrieval_corpus" ("id", "name", "source_path", "stemmer", "updated_at")
+     VALUES ($1, $2, $3, $4, now()) ON CONFLICT ("name") DO NOTHING`,
+    [uuidV7(), name, path, stemmer ?? DEFAULT_STEMMER],
   );
   const { rows } = await sql.query<CorpusRow>(
-    `SELECT "id", "source_path", "bytes_read"::text AS "bytes_read", "lines_read", "document_count"
+    `SELECT "id", "source_path", "bytes_read"::text AS "bytes_read", "lines_read", "document_count", "stemmer"
      FROM "retrieval_corpus" WHERE "name" = $1`,
     [name],
   );
@@ -155,6 +172,14 @@ async function openCorpus(sql: SqlClient, name: string, path: string): Promise<C
     throw new CorpusImportError(
       `corpus "${name}" was imported from ${corpus.source_path}, not ${path}; choose another --name`,
     );
+  }
+  if (stemmer !== undefined && corpus.stemmer !== stemmer) {
+    // A new updated_at is a new version of the corpus: searchers rebuild its index with the new stemmer.
+    await sql.query(`UPDATE "retrieval_corpus" SET "stemmer" = $2, "updated_at" = now() WHERE "id" = $1`, [
+      corpus.id,
+      stemmer,
+    ]);
+    corpus.stemmer = stemmer;
   }
   return corpus;
 }

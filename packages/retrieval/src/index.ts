@@ -1,4 +1,4 @@
-export { bm25Terms, MAX_TERM_LENGTH } from './bm25-terms';
+export { bm25Terms, DEFAULT_STEMMER, MAX_TERM_LENGTH, STEMMERS, type Stemmer } from './bm25-terms';
 export { type Bm25Hit, Bm25Index, Bm25IndexBuilder, type Bm25Parameters, PYSERINI_BM25 } from './bm25-index';
 export { type CorpusDocument, parseCorpusLine } from './corpus-line';
 export {

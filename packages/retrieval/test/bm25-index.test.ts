@@ -4,7 +4,7 @@ import { bm25Terms } from '../src/bm25-terms';
 
 /** BM25 as its textbook definition (Lucene's variant), one document at a time: slow and plainly right. */
 function referenceScores(documents: string[], query: string, { k1, b }: Bm25Parameters): number[] {
-  const docTerms = documents.map(bm25Terms);
+  const docTerms = documents.map((document) => bm25Terms(document));
   const averageLength = docTerms.reduce((sum, terms) => sum + terms.length, 0) / documents.length;
   return docTerms.map((terms) => {
     let score = 0;
@@ -148,5 +148,45 @@ describe('BM25 terms', () => {
       'café',
       'crème',
     ]);
+  });
+
+  it("reduces words to Porter's stems when asked, so inflections match: cities → citi, running → run", () => {
+    expect(bm25Terms('The cities, running rivers and a generalization', 'porter')).toEqual([
+      'citi',
+      'run',
+      'river',
+      'gener',
+    ]);
+    expect(bm25Terms('The cities', 'none')).toEqual(['cities']);
+  });
+});
+
+describe('a stemmed index', () => {
+  const documents = [
+    'Paris is a city on the Seine.',
+    'Many cities of France lie on rivers.',
+    'Running water powered the mills.',
+    'She runs a bakery in Lyon.',
+  ];
+  const build = (stemmer: 'porter' | 'none') => {
+    const builder = new Bm25IndexBuilder({ stemmer });
+    for (const document of documents) builder.add(document);
+    return builder.build();
+  };
+
+  it('finds a word by its other forms, and scores as the reference over stemmed terms', () => {
+    const stemmed = build('porter');
+    expect(stemmed.stemmer).toBe('porter');
+    expect(stemmed.search('city', 4).map((hit) => hit.doc)).toEqual([0, 1]);
+    expect(stemmed.search('runs', 4).map((hit) => hit.doc)).toEqual([2, 3]);
+    const expected = documents.map((document) => bm25Terms(document, 'porter').join(' '));
+    const scores = referenceScores(expected, bm25Terms('cities river', 'porter').join(' '), PYSERINI_BM25);
+    for (const hit of stemmed.search('cities river', 4)) expect(hit.score).toBeCloseTo(scores[hit.doc]!, 5);
+  });
+
+  it('without a stemmer, matches only the word as written (as corpora imported before stemming do)', () => {
+    const plain = build('none');
+    expect(plain.search('city', 4).map((hit) => hit.doc)).toEqual([0]);
+    expect(plain.search('runs', 4).map((hit) => hit.doc)).toEqual([3]);
   });
 });

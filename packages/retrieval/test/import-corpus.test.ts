@@ -179,4 +179,53 @@ describe('importing a Search-R1 corpus and searching it', () => {
     );
     await expect(searcher.resolveCorpus(undefined)).rejects.toBeInstanceOf(CorpusChoiceError);
   });
+
+  it("stems with Porter's stemmer by default, keeps a corpus's own stemmer, and rebuilds when it changes", async () => {
+    const lines = [
+      passage('c1', 'Paris', 'Paris is the largest city of France.'),
+      passage('c2', 'Rivers', 'Many cities lie on rivers.'),
+    ];
+    const searcher = new CorpusSearcher(opened.prisma, { refreshMs: 0 });
+    const ids = async (name: string, query: string) =>
+      (
+        await searcher.search({ corpus: await searcher.resolveCorpus(name), queries: [query], topk: 5 })
+      ).results[0]!.map((doc) => doc.id);
+
+    const stemmed = await importCorpus(opened.sql, { path: await corpusFile(lines), name: 'stemmed' });
+    expect(stemmed.corpus.stemmer).toBe('porter');
+    expect((await ids('stemmed', 'cities')).sort()).toEqual(['c1', 'c2']);
+
+    const path = await corpusFile(lines);
+    const plain = await importCorpus(opened.sql, { path, name: 'plain', stemmer: 'none' });
+    expect(plain.corpus.stemmer).toBe('none');
+    expect(await ids('plain', 'cities')).toEqual(['c2']);
+    // A re-import without a stemmer keeps the corpus's; one with another changes it, and the index with it.
+    expect((await importCorpus(opened.sql, { path, name: 'plain' })).corpus.stemmer).toBe('none');
+    await importCorpus(opened.sql, { path, name: 'plain', stemmer: 'porter' });
+    expect((await ids('plain', 'cities')).sort()).toEqual(['c1', 'c2']);
+
+    await expect(
+      importCorpus(opened.sql, { path, name: 'plain', stemmer: 'snowball' as 'none' }),
+    ).rejects.toThrow('unknown stemmer "snowball"; use one of: porter, none');
+  });
+
+  it('searches a corpus imported before stemming existed as it did then, without stemming', async () => {
+    const lines = [
+      passage('o1', 'Paris', 'Paris is a city.'),
+      passage('o2', 'Rivers', 'Cities lie on rivers.'),
+    ];
+    const path = await corpusFile(lines);
+    await importCorpus(opened.sql, { path, name: 'old' });
+    // What the migration left such a corpus with: the column's default.
+    await opened.sql.query(
+      `UPDATE "retrieval_corpus" SET "stemmer" = DEFAULT, "updated_at" = now() WHERE "name" = 'old'`,
+    );
+    const searcher = new CorpusSearcher(opened.prisma);
+    const { results } = await searcher.search({
+      corpus: await searcher.resolveCorpus('old'),
+      queries: ['cities'],
+      topk: 5,
+    });
+    expect(results[0]!.map((doc) => doc.id)).toEqual(['o2']);
+  });
 });

@@ -1,4 +1,10 @@
-import { CorpusImportError, type CorpusProblem, importCorpus } from '@fusebox/retrieval';
+import {
+  CorpusImportError,
+  type CorpusProblem,
+  STEMMERS,
+  type Stemmer,
+  importCorpus,
+} from '@fusebox/retrieval';
 import { type Command, UsageError } from './command';
 import { heldBy, openCommandDatabase } from './open-command-database';
 import { progressBar } from './rollouts-progress';
@@ -15,15 +21,20 @@ export const corpusImportCommand: Command = {
     'wiki-18.jsonl. Re-importing continues where the last import of the file stopped, so it is safe to repeat',
     'or to resume after an interruption; lines appended since are added.',
     '--name NAME   the corpus to import into (default: the file name without .jsonl); /retrieve/NAME searches it',
+    "--stemmer S   porter (a new corpus's default: `cities` matches `city`, as pyserini) or none; given for an",
+    '              existing corpus, it changes how that corpus is searched from the next search on',
     'Malformed lines are reported by line number and skipped. Uses DATABASE_URL, or the embedded database in',
     'FUSEBOX_DATA_DIR (stop `fusebox serve` there first).',
   ],
-  options: { name: { type: 'string' } },
+  options: { name: { type: 'string' }, stemmer: { type: 'string' } },
   async run(values, positionals) {
     const [file, ...extra] = positionals;
     if (!file || extra.length > 0) throw new UsageError('expected exactly one corpus file');
     const name = typeof values.name === 'string' ? values.name : undefined;
     if (name !== undefined && name.trim() === '') throw new UsageError('--name must not be empty');
+    const stemmer = values.stemmer;
+    if (stemmer !== undefined && !STEMMERS.includes(stemmer as Stemmer))
+      throw new UsageError(`--stemmer must be one of: ${STEMMERS.join(', ')}`);
     const database = await openCommandDatabase(
       'corpus import',
       (held) => `${heldBy(held)}; stop it first, or import into a Postgres (DATABASE_URL)`,
@@ -43,6 +54,7 @@ export const corpusImportCommand: Command = {
       const summary = await importCorpus(database.sql, {
         path: file,
         ...(name ? { name } : {}),
+        ...(stemmer ? { stemmer: stemmer as Stemmer } : {}),
         onProblem,
         onProgress: ({ bytesDone, bytesTotal, documents }) => {
           last = { bytesDone, bytesTotal, samples: documents };
@@ -54,10 +66,10 @@ export const corpusImportCommand: Command = {
       const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
       console.log(
         summary.added === 0 && summary.rejected === 0
-          ? `corpus "${summary.corpus.name}": nothing new in ${file} (${summary.documents.toLocaleString('en-US')} passages)`
+          ? `corpus "${summary.corpus.name}": nothing new in ${file} (${summary.documents.toLocaleString('en-US')} passages, stemmer ${summary.corpus.stemmer})`
           : `corpus "${summary.corpus.name}": imported ${summary.added.toLocaleString('en-US')} passages in ${seconds} s` +
               (summary.rejected ? `; ${summary.rejected} malformed lines skipped` : '') +
-              ` (${summary.documents.toLocaleString('en-US')} in all)`,
+              ` (${summary.documents.toLocaleString('en-US')} in all, stemmer ${summary.corpus.stemmer})`,
       );
       return 0;
     } catch (error) {
