@@ -1,6 +1,7 @@
 import type { SearchSpec } from '@fusebox/tasks';
 import { computeQaScore, exactMatch, subExactMatch, tokenF1 } from '@fusebox/tools';
 import type { TestOutcome } from './reward-detail';
+import { searchTermsScore } from './search-reward-terms';
 import { findFinalAnswer, findSearchQuery, formatDocuments, type SearchDocument } from './search-turn';
 
 /** Where search sessions find passages; the host provides it (the corpora behind /retrieve). */
@@ -58,9 +59,20 @@ export interface SearchReward {
 /**
  * Scores a search session on the final answer of its last action that gave one, by the task's rule (verl's
  * `compute_score` for `em` and `subem` when the answer is in `<answer>` tags, so its penalty for more than 10
- * answer tags applies too). No answer scores 0.
+ * answer tags applies too), plus the task's R1-Searcher terms (search-reward-terms.ts; none by default). No
+ * answer scores 0, plus those terms.
  */
 export function scoreSearchSession(spec: SearchSpec, actions: readonly { content: string }[]): SearchReward {
+  const answer = answerScore(spec, actions);
+  const terms = searchTermsScore(spec.terms, actions);
+  if (terms === 0) return answer;
+  return {
+    reward: answer.reward + terms,
+    outcome: { ...answer.outcome, detail: `${answer.outcome.detail}; R1-Searcher terms ${terms}` },
+  };
+}
+
+function answerScore(spec: SearchSpec, actions: readonly { content: string }[]): SearchReward {
   const answered = actions.findLast((action) => findFinalAnswer(action.content) !== undefined);
   const answer = answered && findFinalAnswer(answered.content);
   if (answered === undefined || answer === undefined) {

@@ -1,8 +1,12 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { type SessionSearch, scoreSearchSession, searchTurn } from '../src/search-session';
+import { searchFormat, searchTermsScore } from '../src/search-reward-terms';
 import { findFinalAnswer, findSearchQuery, formatDocuments } from '../src/search-turn';
 
-const spec = { golden: ['Paris'], rule: 'em' as const, topk: 2 };
+const NO_TERMS = { retrieval: 0, format: 0, format_penalty: 0 };
+const spec = { golden: ['Paris'], rule: 'em' as const, topk: 2, terms: NO_TERMS };
 
 /** A corpus of two passages, searched by the words they share with the query (the real one is BM25). */
 const search: SessionSearch & { asked: { corpus: string | undefined; query: string; topk: number }[] } = {
@@ -100,5 +104,72 @@ describe("a search session's reward", () => {
       reward: 0,
       outcome: { passed: false, status: 'no_answer' },
     });
+  });
+});
+
+const R1_REFERENCE = fileURLToPath(new URL('./python/r1_searcher_reference.py', import.meta.url));
+
+describe("R1-Searcher's reward terms", () => {
+  const query = (text: string) => `<|begin_of_query|>${text}<|end_of_query|>`;
+  /** Sessions as a model plays them, clean and broken in each way R1-Searcher checks. */
+  const CASES: string[][] = [
+    [
+      `<think>I should look it up.\n${query('capital of France')}`,
+      'It is Paris.</think>\n<answer>Paris</answer>',
+    ],
+    [`I should look it up.\n${query('capital of France')}`, 'Found it.</think><answer>Paris</answer>'],
+    ['<think>I know this.</think><answer>Paris</answer>'],
+    [`<think>${query('a')}`, `${query('b')}`, 'Done.</think><answer>Paris</answer>'],
+    [`<think>${query('a')}${query('b')}`, 'Done.</think><answer>Paris</answer>'],
+    [
+      `<think>${query('a')}`,
+      '<|begin_of_documents|>\n(1) my own\n<|end_of_documents|>\n\n</think><answer>x</answer>',
+    ],
+    [`<think><|begin_of_query|>unclosed`, '</think><answer>Paris</answer>'],
+    [`<think>${query('a')}`, '</think><answer>Paris</answer> or <answer>Lyon</answer>'],
+    [`<think>${query('a')}`, 'Still thinking, no answer.'],
+    [`<think>${query('法国首都')}`, '</think><answer>Paris</answer>'],
+    [`<think>${query('a')}`, '<think>again</think></think><answer>Paris</answer>'],
+    [`${query('a')}`, '<think>late</think><answer>Paris</answer>'],
+    ['<think><|begin_of_query|>unclosed', 'No answer either.'],
+  ];
+
+  it('match the reward servers: stage 1 adds 0.5 + 0.5, stage 2 punishes the same solutions', () => {
+    const expected = JSON.parse(
+      execFileSync('/usr/bin/python3', [R1_REFERENCE], { input: JSON.stringify(CASES), encoding: 'utf8' }),
+    ) as [number, boolean][];
+    const actions = (c: string[]) => c.map((content) => ({ content }));
+    const stage1 = { retrieval: 0.5, format: 0.5, format_penalty: 0 };
+    const stage2 = { retrieval: 0, format: 0, format_penalty: 1 };
+    for (const [index, c] of CASES.entries()) {
+      const [terms, punished] = expected[index]!;
+      expect({ c, stage1: searchTermsScore(stage1, actions(c)) }).toEqual({ c, stage1: terms });
+      expect({ c, stage2: searchTermsScore(stage2, actions(c)) }).toEqual({ c, stage2: punished ? -1 : 0 });
+    }
+    // The cases cover every branch: clean, no search, and each way to break the format.
+    expect(new Set(expected.map(([terms]) => terms))).toEqual(new Set([0, 0.5, 1]));
+    expect(expected.filter(([, punished]) => punished).length).toBeGreaterThanOrEqual(7);
+    expect(searchFormat(actions(CASES[0]!))).toEqual({
+      queries: 1,
+      tagsBalanced: true,
+      thinkAndAnswerOnce: true,
+      chinese: false,
+    });
+  });
+
+  it("are added to the answer's score per task, and change nothing when off", () => {
+    const clean = [
+      { content: `<think>${query('capital of France')}` },
+      { content: 'It is Paris.</think><answer>Paris</answer>' },
+    ];
+    const broken = [{ content: '<answer>Lyon</answer><answer>Lyon</answer>' }];
+    expect(scoreSearchSession(spec, clean).reward).toBe(1);
+    const stage1 = { ...spec, terms: { retrieval: 0.5, format: 0.5, format_penalty: 0 } };
+    const scored = scoreSearchSession(stage1, clean);
+    expect(scored.reward).toBe(2);
+    expect(scored.outcome.detail).toContain('R1-Searcher terms 1');
+    const stage2 = { ...spec, rule: 'f1' as const, terms: { retrieval: 0, format: 0, format_penalty: 2 } };
+    expect(scoreSearchSession(stage2, broken).reward).toBe(-2);
+    expect(scoreSearchSession(stage2, []).reward).toBe(-2);
   });
 });

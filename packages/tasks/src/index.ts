@@ -17,6 +17,7 @@ export {
   type SearchRewardRule,
   type SearchSpec,
   type SearchTask,
+  type SearchTerms,
   searchTaskSchema,
 } from './search-task';
 export { type StoredTask, readTask, storedTask, storedTaskSelect } from './stored-task';

@@ -42,6 +42,27 @@ describe('search tasks in a task file', () => {
     });
   });
 
+  it("reads R1-Searcher's optional reward terms, off unless given", () => {
+    const parsed = parse({
+      id: 'hotpot_1',
+      question: 'q?',
+      golden_answers: ['a'],
+      reward: 'f1',
+      format_penalty: 1,
+    });
+    expect(parsed).toMatchObject({
+      ok: true,
+      task: { metadata: { search: { terms: { retrieval: 0, format: 0, format_penalty: 1 } } } },
+    });
+    const plain = parse({ id: 'nq_2', question: 'q?', golden_answers: ['a'] });
+    expect(plain.ok && plain.task.metadata.search).toEqual({
+      golden: ['a'],
+      rule: 'em',
+      topk: 3,
+      terms: { retrieval: 0, format: 0, format_penalty: 0 },
+    });
+  });
+
   it('names what is missing or wrong', () => {
     const problem = (value: unknown, format: 'auto' | 'search' = 'auto') => {
       const parsed = parse(value, format);
@@ -52,5 +73,8 @@ describe('search tasks in a task file', () => {
     );
     expect(problem({ question: 'q?', answer: 'a', reward: 'bleu' })).toMatch(/^search task: .*reward/);
     expect(problem({ name: 'x' }, 'search')).toMatch(/question/);
+    expect(problem({ question: 'q?', answer: 'a', retrieval_reward: -0.5 })).toMatch(
+      /^search task: .*retrieval_reward/,
+    );
   });
 });
