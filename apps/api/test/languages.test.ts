@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Database } from '@fusebox/db/database';
 import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
 import type { Executor } from '@fusebox/local-sandbox/executor';
@@ -132,4 +136,44 @@ describe('GET /v1/languages', () => {
       run_result: null,
     });
   });
+
+  it('puts the .jar files sent in `files` on the class path of java and junit, as SandboxFusion does', async () => {
+    if (!(await available('java'))) return;
+    // A library the program imports, built here as a client would ship it.
+    const dir = mkdtempSync(join(tmpdir(), 'fusebox-jar-'));
+    try {
+      const source = join(dir, 'greet', 'Greeter.java');
+      execFileSync('mkdir', ['-p', join(dir, 'greet')]);
+      writeFileSync(
+        source,
+        'package greet;\npublic class Greeter { public static String hello(int n) { return "hello " + n; } }\n',
+      );
+      execFileSync('javac', ['-d', join(dir, 'classes'), source]);
+      execFileSync('jar', ['cf', join(dir, 'greet.jar'), '-C', join(dir, 'classes'), '.']);
+      const files = { 'lib/greet.jar': readFileSync(join(dir, 'greet.jar')).toString('base64') };
+      const java = await runCode({
+        language: 'java',
+        code: 'import greet.Greeter;\npublic class Main { public static void main(String[] a) { System.out.println(Greeter.hello(42)); } }',
+        files,
+        memory_limit_MB: 1024,
+      });
+      expect(java.status, JSON.stringify(java)).toBe('Success');
+      expect(java.run_result?.stdout).toBe('hello 42\n');
+      const without = await runCode({
+        language: 'java',
+        code: 'import greet.Greeter;\npublic class Main { public static void main(String[] a) { System.out.println(Greeter.hello(42)); } }',
+      });
+      expect(without.compile_result?.stderr).toContain('package greet does not exist');
+      if (!(await available('junit'))) return;
+      const junit = await runCode({
+        language: 'junit',
+        code: 'import greet.Greeter;\nimport org.junit.jupiter.api.Test;\nimport static org.junit.jupiter.api.Assertions.*;\nclass GreeterTest {\n  @Test\n  void greets() { assertEquals("hello 42", Greeter.hello(42)); }\n}\n',
+        files,
+      });
+      expect(junit.status, JSON.stringify(junit)).toBe('Success');
+      expect(junit.run_result?.stdout).toMatch(/1 tests successful/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 240_000);
 });

@@ -71,6 +71,8 @@ export async function runCodeRequest(
       code = transpiled.code;
     }
     const fetchPaths = resolveFetchPaths(sandbox.workdir, request.fetch_files);
+    for (const [path, content] of Object.entries(runner.workdirFiles ?? {}))
+      await writeWorkdirFile(sandbox.workdir, path, content);
     await writeFiles(sandbox.workdir, request.files);
     if (runner.nodeModules && existsSync(RUNTIME_NODE_MODULES)) {
       await linkWorkdirEntry(sandbox.workdir, 'node_modules', RUNTIME_NODE_MODULES);
@@ -79,12 +81,17 @@ export async function runCodeRequest(
     const memoryLimitBytes = memoryLimitMB === undefined ? undefined : memoryLimitMB * 1024 * 1024;
     // Absolute, as SandboxFusion passes them: compilers and tracebacks then name the file the same way.
     const sourcePath = join(sandbox.workdir.inside, source);
-    const run = runner.run(sourcePath, request.code, jvm?.options ?? []);
+    const context = {
+      code: request.code,
+      jvmOptions: jvm?.options ?? [],
+      jars: Object.keys(request.files).filter((path) => path.endsWith('.jar')),
+    };
+    const run = runner.run(sourcePath, context);
     const result = await runJob(
       sandbox,
       {
         compile: runner.compile
-          ? { argv: runner.compile(sourcePath), memoryLimitBytes: undefined }
+          ? { argv: runner.compile(sourcePath, context), memoryLimitBytes: undefined }
           : undefined,
         run: { argv: jvm?.env.length ? ['env', ...jvm.env, ...run] : run, memoryLimitBytes },
         stdin: request.stdin,

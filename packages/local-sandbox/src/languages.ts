@@ -2,7 +2,18 @@ import { existsSync } from 'node:fs';
 import type { Language } from '@fusebox/sandbox-client/protocol';
 import { JVM_KOTLIN_SCRIPT, JVM_PROGRAM, type JvmFootprint } from './jvm-memory';
 import { randomName } from './random-name';
-import { RUNTIME_GO_CACHE } from './runtime-profiles';
+import { JEST_CONFIG_FILES } from './jest-config';
+import { RUNTIME_GO_CACHE, RUNTIME_NODE_MODULES } from './runtime-profiles';
+
+/** What a run's commands may depend on besides the source file. */
+export interface StepContext {
+  /** The submitted code, for languages whose command depends on it. */
+  code: string;
+  /** The options that fit a JVM under the run's memory limit (see `jvmLimits`); none without a limit. */
+  jvmOptions: readonly string[];
+  /** The `.jar` files sent in `files` (relative paths), which SandboxFusion adds to Java's class path. */
+  jars: readonly string[];
+}
 
 /** How one language runs: where the code goes, and the commands of its compile and run steps. */
 export interface LanguageRunner {
@@ -12,12 +23,8 @@ export interface LanguageRunner {
   requires: readonly string[];
   /** Files (absolute) that must exist too, such as a jar the run step loads. */
   requiresFiles?: readonly string[];
-  compile?(source: string): string[];
-  /**
-   * The run step; `code` is the submitted code, for languages whose command depends on it, and `jvmOptions`
-   * the options that fit a JVM under the run's memory limit (see `jvmLimits`).
-   */
-  run(source: string, code: string, jvmOptions: readonly string[]): string[];
+  compile?(source: string, context: StepContext): string[];
+  run(source: string, context: StepContext): string[];
   /** How the run step's JVM fits under a memory limit, for languages whose run step is a JVM. */
   jvm?: JvmFootprint;
   /** Why this code cannot run at all (answered as SandboxError, as SandboxFusion does), if it cannot. */
@@ -26,6 +33,8 @@ export interface LanguageRunner {
   prepare?(code: string): string;
   /** Whether the runtime profile's npm packages are linked into the working directory as `node_modules`. */
   nodeModules?: boolean;
+  /** Files written into the working directory before the request's own (which may replace them). */
+  workdirFiles?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -51,16 +60,30 @@ const GO = [
 ];
 
 /** SandboxFusion puts javatuples on Java's class path; the java profile installs Debian's (libjavatuples-java). */
-const JAVA_CLASS_PATH = '.:/usr/share/java/javatuples.jar';
+const JAVATUPLES = '/usr/share/java/javatuples.jar';
 /** JUnit 5's console launcher (Debian's junit5), which SandboxFusion's junit runner runs its tests with. */
 const JUNIT_CONSOLE = '/usr/share/java/junit-platform-console-standalone.jar';
-const JUNIT_CLASS_PATH = `${JAVA_CLASS_PATH}:${JUNIT_CONSOLE}`;
+/** Java's class path, as SandboxFusion's: the working directory, the runtime's jars, then the jars sent. */
+const classPath = (runtime: readonly string[], { jars }: StepContext) => ['.', ...runtime, ...jars].join(':');
 
 /** JVM options as the scala and kotlinc launcher scripts take them (each behind `-J`). */
 const launcherOptions = (jvmOptions: readonly string[]) => jvmOptions.map((option) => `-J${option}`);
 
 /** The object a Scala program runs, found as SandboxFusion finds it: the first `object NAME`. */
 const scalaObject = (code: string) => /object\s+(\w+)/.exec(code)?.[1];
+
+/** Debian's /etc/ldc2.conf for x86-64: Phobos and druntime, shared, from /usr. */
+const LDC_CONFIG = `default:
+{
+    switches = ["-defaultlib=phobos2-ldc,druntime-ldc", "-link-defaultlib-shared"];
+    post-switches = ["-I/usr/lib/ldc/x86_64-linux-gnu/include/d", "-I/usr/include/d"];
+    lib-dirs = ["/usr/lib"];
+    rpath = "";
+};
+`;
+
+/** jest's command line, from the runtime profile's npm packages (the jest profile installs it). */
+const JEST = `${RUNTIME_NODE_MODULES}/jest/bin/jest.js`;
 
 const file = (extension: string) => () => `${randomName()}${extension}`;
 
@@ -105,8 +128,15 @@ export const LANGUAGE_RUNNERS: Partial<Record<Language, LanguageRunner>> = {
   java: {
     sourceFile: () => 'Main.java',
     requires: ['javac', 'java'],
-    compile: (source) => ['javac', '-cp', JAVA_CLASS_PATH, source],
-    run: (_source, _code, jvmOptions) => ['java', ...jvmOptions, '-cp', JAVA_CLASS_PATH, '-ea', 'Main'],
+    compile: (source, context) => ['javac', '-cp', classPath([JAVATUPLES], context), source],
+    run: (_source, context) => [
+      'java',
+      ...context.jvmOptions,
+      '-cp',
+      classPath([JAVATUPLES], context),
+      '-ea',
+      'Main',
+    ],
     jvm: JVM_PROGRAM,
   },
   junit: {
@@ -115,18 +145,44 @@ export const LANGUAGE_RUNNERS: Partial<Record<Language, LanguageRunner>> = {
     requires: ['javac', 'java'],
     requiresFiles: [JUNIT_CONSOLE],
     // Every .java file of the working directory, as SandboxFusion compiles `*.java` (tests may come in `files`).
-    compile: () => ['/bin/sh', '-c', 'exec javac -cp "$0" *.java', JUNIT_CLASS_PATH],
-    run: (_source, _code, jvmOptions) => [
+    compile: (_source, context) => [
+      '/bin/sh',
+      '-c',
+      'exec javac -cp "$0" *.java',
+      classPath([JUNIT_CONSOLE, JAVATUPLES], context),
+    ],
+    run: (_source, context) => [
       'java',
-      ...jvmOptions,
+      ...context.jvmOptions,
       '-jar',
       JUNIT_CONSOLE,
       '--class-path',
-      JUNIT_CLASS_PATH,
+      classPath([JUNIT_CONSOLE, JAVATUPLES], context),
       '--scan-class-path',
       '--disable-banner',
     ],
     jvm: JVM_PROGRAM,
+  },
+  jest: {
+    // Named as SandboxFusion names it, so jest's default testMatch finds it.
+    sourceFile: file('.test.ts'),
+    requires: ['node'],
+    requiresFiles: [JEST],
+    // FORCE_COLOR=0 as SandboxFusion's `npm run test` sets it: reports without escape codes.
+    run: () => ['env', 'FORCE_COLOR=0', 'node', JEST],
+    nodeModules: true,
+    workdirFiles: JEST_CONFIG_FILES,
+  },
+  D_ut: {
+    ...compiled(
+      '.d',
+      // SandboxFusion runs `dmd FILE -unittest -of=test`; LDC's ldmd2 takes dmd's flags (both are D 2.100 here).
+      (source) => ['ldmd2', source, '-unittest', '-of=test'],
+      ['./test'],
+      ['ldmd2'],
+    ),
+    // LDC reads its configuration from /etc, which the sandbox does not show; the working directory comes first.
+    workdirFiles: { 'ldc2.conf': LDC_CONFIG },
   },
   php: {
     ...interpreted('.php', ['php', '-f']),
@@ -145,7 +201,7 @@ export const LANGUAGE_RUNNERS: Partial<Record<Language, LanguageRunner>> = {
   kotlin_script: {
     sourceFile: file('.kts'),
     requires: ['kotlinc'],
-    run: (source, _code, jvmOptions) => ['kotlinc', ...launcherOptions(jvmOptions), '-script', source],
+    run: (source, { jvmOptions }) => ['kotlinc', ...launcherOptions(jvmOptions), '-script', source],
     jvm: JVM_KOTLIN_SCRIPT,
   },
   sql: {
@@ -175,7 +231,11 @@ export const LANGUAGE_RUNNERS: Partial<Record<Language, LanguageRunner>> = {
     sourceFile: file('.scala'),
     requires: ['scalac', 'scala'],
     compile: (source) => ['scalac', source],
-    run: (_source, code, jvmOptions) => ['scala', ...launcherOptions(jvmOptions), scalaObject(code) ?? ''],
+    run: (_source, { code, jvmOptions }) => [
+      'scala',
+      ...launcherOptions(jvmOptions),
+      scalaObject(code) ?? '',
+    ],
     jvm: JVM_PROGRAM,
     // SandboxFusion's answer, word for word: the object to run is named in the code or nowhere.
     refuse: (code) => (scalaObject(code) === undefined ? 'Object name not found.' : undefined),

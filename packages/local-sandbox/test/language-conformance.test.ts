@@ -53,6 +53,16 @@ const CASES: Partial<Record<Language, Conformance>> = {
     echo: 'import org.junit.jupiter.api.Test;\nimport static org.junit.jupiter.api.Assertions.*;\npublic class Twice {\n  static int twice(int n) { return n * 2; }\n}\nclass TwiceTest {\n  @Test\n  void doubles() { assertEquals(42, Twice.twice(21)); }\n}\n',
     fail: 'import org.junit.jupiter.api.Test;\nimport static org.junit.jupiter.api.Assertions.*;\nclass BoomTest {\n  @Test\n  void boom() { assertEquals("boom", "bang"); }\n}\n',
   },
+  jest: {
+    // As SandboxFusion's jest runner takes it: a TypeScript test file, @jest/globals and the common modules.
+    echo: 'import { expect, test } from "@jest/globals";\nimport _ from "lodash";\nconst twice = (n: number): number => n * 2;\ntest("doubles", () => {\n  console.log("hello", twice(21));\n  expect(_.sum([twice(21)])).toBe(42);\n});\n',
+    fail: 'import { expect, test } from "@jest/globals";\ntest("boom", () => {\n  expect("boom").toBe("bang");\n});\n',
+  },
+  D_ut: {
+    // Unit tests run before main, as dmd's -unittest runs them; the program brings its main, as SandboxFusion's do.
+    echo: 'import std.stdio;\nint twice(int n) { return n * 2; }\nunittest {\n  writeln("hello ", twice(21));\n  assert(twice(21) == 42);\n}\nvoid main() {}\n',
+    fail: 'unittest { assert(false, "boom"); }\nvoid main() {}\n',
+  },
   sql: {
     echo: "CREATE TABLE t (n INTEGER);\nINSERT INTO t VALUES (21);\nSELECT 'hello ' || (n * 2) FROM t;",
     fail: 'CREATE TABLE t (n INTEGER);\nSELECT boom FROM t;',

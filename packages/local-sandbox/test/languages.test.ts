@@ -208,7 +208,7 @@ describe('languages', () => {
     expect(python?.libraries).toContain('numpy');
   });
 
-  it.each(['julia', 'swift', 'csharp', 'lean', 'D_ut', 'cuda', 'python_gpu'])(
+  it.each(['julia', 'swift', 'csharp', 'lean', 'cuda', 'python_gpu'])(
     'lists %s as unavailable, saying why, and answers its runs with that reason as a SandboxError',
     async (language) => {
       const status = (await executor().languages()).find((entry) => entry.language === language);
