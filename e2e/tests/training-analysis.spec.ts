@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { expect, test } from '@playwright/test';
-import { GROUP_SIZE, GRPO_STEPS, writeGrpoDump } from '../fixtures/grpo-dump';
+import { GROUP_SIZE, GRPO_STEPS, writeGrpoDump, writeGrpoStep } from '../fixtures/grpo-dump';
 import { fusebox } from '../fusebox-cli';
 import { saveScreenshot } from '../screenshots';
 
@@ -8,11 +8,12 @@ import { saveScreenshot } from '../screenshots';
 test.describe.configure({ mode: 'serial' });
 
 let runId = '';
+let dumpDir = '';
 const SAMPLES = GRPO_STEPS * 2 * GROUP_SIZE;
 
 test('a run charts response length and tool calls over steps, split by data_source', async ({ page }) => {
-  const dir = await writeGrpoDump();
-  const imported = await fusebox(['rollouts', 'import', dir, '--name', 'e2e-grpo']);
+  dumpDir = await writeGrpoDump();
+  const imported = await fusebox(['rollouts', 'import', dumpDir, '--name', 'e2e-grpo']);
   expect(imported.stdout).toContain(`imported ${SAMPLES} samples`);
   await page.goto('/rollouts');
   await page.getByRole('table', { name: 'rollout runs' }).getByRole('link', { name: 'e2e-grpo' }).click();
@@ -140,4 +141,32 @@ test('exports the filtered list as JSONL and CSV', async ({ page }) => {
   const text = await readFile(await csv.path(), 'utf8');
   expect(text.split('\r\n')[0]).toBe('step,line,request_id,score,gts,data_source,len_penalty,input,output');
   expect(text).toContain('1,8,code-1-4,1,21,code,1.4,');
+});
+
+test('a new step appears in the open browser and run page as it is imported, without a reload', async ({
+  page,
+  context,
+}) => {
+  await page.goto(`/rollouts/${runId}/browse?step=${GRPO_STEPS}`);
+  await expect(page.getByLabel('keyboard shortcuts')).toBeVisible();
+  const runPage = await context.newPage();
+  await runPage.goto(`/rollouts/${runId}`);
+  const steps = runPage.getByRole('table', { name: 'steps' }).getByRole('row');
+  await expect(steps).toHaveCount(1 + GRPO_STEPS);
+  // Both pages mark themselves so a reload would show: it would drop the mark.
+  for (const open of [page, runPage]) await open.evaluate(() => ((window as { kept?: boolean }).kept = true));
+
+  await writeGrpoStep(dumpDir, GRPO_STEPS + 1);
+  const imported = await fusebox(['rollouts', 'import', dumpDir, '--name', 'e2e-grpo']);
+  expect(imported.stdout).toContain(`imported ${2 * GROUP_SIZE} samples`);
+
+  await expect(page.getByRole('combobox', { name: 'step', exact: true }).locator('option')).toHaveCount(
+    GRPO_STEPS + 1,
+  );
+  await expect(steps).toHaveCount(1 + GRPO_STEPS + 1);
+  await expect(
+    runPage.getByRole('link', { name: `all-equal groups of step ${GRPO_STEPS + 1}` }),
+  ).toBeVisible();
+  for (const open of [page, runPage])
+    expect(await open.evaluate(() => (window as { kept?: boolean }).kept)).toBe(true);
 });

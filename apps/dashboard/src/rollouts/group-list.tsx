@@ -6,6 +6,7 @@ import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
 import { formatScore } from '~/components/format';
 import { useQueryParams } from '~/components/use-query-params';
 import { useTRPC } from '~/trpc/client';
+import { useRunLive } from './use-run-live';
 
 /**
  * A run's GRPO groups (the samples of one prompt at one step), by step; `?uniform=1` keeps those whose rewards
@@ -14,6 +15,7 @@ import { useTRPC } from '~/trpc/client';
 export function GroupList({ runId }: { runId: string }) {
   const trpc = useTRPC();
   const { search, set } = useQueryParams();
+  useRunLive(runId);
   const uniform = search.get('uniform') === '1';
   const stepText = search.get('step');
   const step = stepText !== null && /^\d+$/.test(stepText) ? Number(stepText) : undefined;

@@ -12,6 +12,7 @@ import { SampleView } from './sample-view';
 import { SearchResults, useSearchHits } from './search-results';
 import { useBrowserParams } from './use-browser-params';
 import { useKeys } from './use-keys';
+import { useRunLive } from './use-run-live';
 
 const SCROLL_STEP = 240;
 
@@ -23,6 +24,7 @@ export function RolloutBrowser({ runId }: { runId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [params, setParams] = useBrowserParams();
+  useRunLive(runId);
   const steps = useQuery(trpc.rollouts.stepList.queryOptions({ runId }));
   const stepNumbers = steps.data?.steps.map((step) => step.step) ?? [];
   const step = params.step ?? stepNumbers[0] ?? null;

@@ -8,6 +8,7 @@ import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
 import { formatScore } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
 import { MetricChart } from './metric-chart';
+import { useRunLive } from './use-run-live';
 
 function Histogram({ counts, labels }: { counts: number[]; labels: string[] }) {
   const max = Math.max(1, ...counts);
@@ -27,6 +28,7 @@ function Histogram({ counts, labels }: { counts: number[]; labels: string[] }) {
 /** A run's steps: mean score over steps with the 10th–90th percentile band, and each step's distribution. */
 export function RunSteps({ runId }: { runId: string }) {
   const trpc = useTRPC();
+  useRunLive(runId);
   const stats = useQuery({ ...trpc.rollouts.steps.queryOptions({ runId }), refetchInterval: 10_000 });
   const lastStep = stats.data?.steps.at(-1)?.step;
   const fields = useQuery({

@@ -1,6 +1,7 @@
 import { Prisma } from '@fusebox/db/prisma';
 import { pgInt } from '@fusebox/db/bounded-numbers';
-import { TRPCError, type TRPCRouterRecord } from '@trpc/server';
+import { TRPCError, type TRPCRouterRecord, tracked } from '@trpc/server';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import {
   metricSql,
@@ -22,6 +23,11 @@ const GROUP_PAGE = 100;
 const MAX_GROUP_SAMPLES = 64;
 
 const fieldName = z.string().min(1).max(200);
+/**
+ * How often a watched run's import bookkeeping is read. It is one row per step file, so a second is cheap even
+ * with many browsers open, and a new step or new lines show up within about a second of their import.
+ */
+const RUN_WATCH_INTERVAL_MS = 1_000;
 
 interface MetricStepRow {
   group: string | null;
@@ -40,6 +46,33 @@ interface MetricStepRow {
  * text field, the groups of samples of one prompt at one step, and a filtered list exported whole.
  */
 export const rolloutAnalysisRouter = {
+  /**
+   * A run's import progress over SSE: its steps, samples and last step, sent when they change (the first at
+   * once), so the browser, the run page and the group list refresh as `--watch` imports what training writes.
+   */
+  runChanges: publicProcedure.input(z.object({ runId: z.uuid() })).subscription(async function* ({
+    ctx,
+    input,
+    signal,
+  }) {
+    await assertRun(ctx, input.runId);
+    let last = '';
+    while (!signal?.aborted) {
+      const [progress] = await ctx.prisma.$queryRaw<
+        { steps: number; samples: number; lastStep: number | null }[]
+      >`
+        SELECT count(*)::int AS "steps", coalesce(sum("lines_read" - "lines_rejected"), 0)::int AS "samples",
+          max("step") AS "lastStep"
+        FROM "rollout_file" WHERE "run_id" = ${input.runId}::uuid`;
+      const version = `${progress!.steps}:${progress!.samples}:${progress!.lastStep}`;
+      if (version !== last) {
+        last = version;
+        yield tracked(version, progress!);
+      }
+      await sleep(RUN_WATCH_INTERVAL_MS, undefined, { signal }).catch(() => undefined);
+    }
+  }),
+
   /**
    * Per step, the mean, median and 10th–90th percentiles of a metric (score, response length, tool calls,
    * turns, or a numeric extra field), optionally split by a text extra field such as `data_source`: one line
