@@ -125,7 +125,7 @@ function siteOf(call: ts.CallExpression, file: ts.SourceFile): JavaScriptSite | 
   const split = (actual: ts.Expression, expected: ts.Expression, check: CheckName) => {
     const [side, literal] = closed(expected) ? [actual, expected] : [expected, actual];
     const value = literalValue(literal);
-    return value === NOT_LITERAL || closed(side)
+    return value === NOT_LITERAL || !singleTerm(side)
       ? undefined
       : { ...base, check, expected: value.value, actual: side.getText(file) };
   };
@@ -138,12 +138,29 @@ function siteOf(call: ts.CallExpression, file: ts.SourceFile): JavaScriptSite | 
   if (ts.isBinaryExpression(test) && COMPARISONS[test.operatorToken.kind] !== undefined)
     return split(test.left, test.right, COMPARISONS[test.operatorToken.kind] as CheckName);
   if (ts.isPrefixUnaryExpression(test) && test.operator === ts.SyntaxKind.ExclamationToken)
-    return closed(test.operand)
-      ? undefined
-      : { ...base, check: 'falsy', expected: undefined, actual: test.operand.getText(file) };
-  return closed(test)
-    ? undefined
-    : { ...base, check: 'truthy', expected: undefined, actual: test.getText(file) };
+    return singleTerm(test.operand)
+      ? { ...base, check: 'falsy', expected: undefined, actual: test.operand.getText(file) }
+      : undefined;
+  return singleTerm(test)
+    ? { ...base, check: 'truthy', expected: undefined, actual: test.getText(file) }
+    : undefined;
+}
+
+/**
+ * Whether an actual expression is one term: a name, or calls, property and element reads of one. Anything else
+ * (`Math.abs(x - E) < 1e-6`, `x === E && y === F`, `x === E` compared with `true`) would carry the test's own
+ * comparison, and its expected literals, into the model's process, where its result is the model's to print.
+ */
+function singleTerm(node: ts.Expression): boolean {
+  const inner = unwrap(node);
+  if (ts.isIdentifier(inner)) return !(inner.text in GLOBAL_LITERALS);
+  if (
+    ts.isCallExpression(inner) ||
+    ts.isPropertyAccessExpression(inner) ||
+    ts.isElementAccessExpression(inner)
+  )
+    return singleTerm(inner.expression);
+  return false;
 }
 
 /** The binding of `assert` this node makes, if it binds it to node's assert module; undefined otherwise. */
