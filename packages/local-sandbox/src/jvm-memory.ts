@@ -5,8 +5,9 @@
  * under verl's default 1024 it could not start a thread: "Could not create the Java Virtual Machine".
  *
  * Measured on OpenJDK 17 (Debian 12) with `prlimit --as`, javatuples and JUnit's console launcher loaded: with
- * the options below, a JVM reserves about 384 MB besides its heap (125 MB of them the `modules` image it maps);
- * Kotlin's script compiler, which maps its jars too, about 512 MB, and needs a 128 MB heap.
+ * the options below, a JVM reserves about 384 MB besides its heap (125 MB of them the `modules` image it maps).
+ * Kotlin's script compiler, which maps its jars too, needed 512 MB besides a heap of at least 128 MB: kotlin_script
+ * compiles in its compile step, which has no memory limit.
  */
 export interface JvmFootprint {
   /** Address space the JVM reserves besides its heap, in MB. */
@@ -15,10 +16,8 @@ export interface JvmFootprint {
   minHeapMB: number;
 }
 
-/** The JVM running a compiled program: java, junit's launcher, scala's runner. */
+/** The JVM running a compiled program: java, junit's launcher, scala's runner, a compiled Kotlin script. */
 export const JVM_PROGRAM: JvmFootprint = { reserveMB: 384, minHeapMB: 64 };
-/** `kotlinc -script`, which compiles the script in the JVM that runs it. */
-export const JVM_KOTLIN_SCRIPT: JvmFootprint = { reserveMB: 512, minHeapMB: 128 };
 
 /** What a JVM step gets under a memory limit: its options, and the environment it runs with. */
 export interface JvmLimits {
