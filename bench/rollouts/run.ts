@@ -31,6 +31,26 @@ const FIRST_ROW_PROBE = `
   seen.observe(document, { childList: true, subtree: true });
 `;
 const QUERY_REPEATS = 20;
+const ANALYSIS_REPEATS = 10;
+/** The run page's charts and GRPO views and the browser's new sorts, as the dashboard calls them. */
+const ANALYSIS_QUERIES = (runId: string): [string, string, unknown][] => [
+  ['response length over steps', 'rolloutAnalysis.metricSteps', { runId, metric: 'response_chars' }],
+  [
+    'tool calls over steps, split by data_source',
+    'rolloutAnalysis.metricSteps',
+    { runId, metric: 'tool_calls', splitBy: 'data_source' },
+  ],
+  ['an extra field (acc) over steps', 'rolloutAnalysis.metricSteps', { runId, metric: 'extra:acc' }],
+  ['all-equal GRPO groups per step', 'rolloutAnalysis.groupSteps', { runId }],
+  ['first page of all-equal groups', 'rolloutAnalysis.groups', { runId, uniform: true }],
+  ['page of 100 sorted by turns', 'rollouts.samples', { runId, step: 50, limit: 100, sort: 'turns_desc' }],
+  [
+    'page of 100 sorted by an extra field',
+    'rollouts.samples',
+    { runId, step: 50, limit: 100, sort: 'field_desc', sortField: 'acc' },
+  ],
+  ['export page (200 whole samples)', 'rolloutAnalysis.exportPage', { runId, step: 50 }],
+];
 const RENDER_REPEATS = 5;
 /** Words of the synthetic vocabulary and text, from rare to everywhere, and phrases checked verbatim. */
 const SEARCHES = [
@@ -164,6 +184,17 @@ async function main() {
     }
     const stepsMs: number[] = [];
     for (let index = 0; index < 5; index++) stepsMs.push((await trpc('rollouts.steps', { runId })).ms);
+    // What the run page and the browser ask beyond the score: any metric over every step, GRPO groups, the
+    // list sorted by a derived count or an extra field, and an export page.
+    const analysisRows: string[] = [];
+    for (const [what, path, input] of ANALYSIS_QUERIES(runId)) {
+      const times: number[] = [];
+      await trpc(path, input);
+      for (let index = 0; index < ANALYSIS_REPEATS; index++) times.push((await trpc(path, input)).ms);
+      analysisRows.push(
+        `| ${what} | \`${path}\` | ${percentile(times, 50).toFixed(0)} | ${percentile(times, 95).toFixed(0)} |`,
+      );
+    }
 
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -249,6 +280,11 @@ async function main() {
         null,
       ),
     ].join('\n');
+    const analysisTable = [
+      '| query | procedure | p50 ms | p95 ms |',
+      '| --- | --- | --- | --- |',
+      ...analysisRows,
+    ].join('\n');
     const searchTable = [
       '| query | matches | p50 ms | p95 ms |',
       '| --- | --- | --- | --- |',
@@ -256,7 +292,7 @@ async function main() {
     ].join('\n');
     const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}`;
     const loadAfter = loadavg()[0]!;
-    console.log(`${table}\n\n${searchTable}`);
+    console.log(`${table}\n\n${searchTable}\n\n${analysisTable}`);
     await writeResults(
       new URL('RESULTS.md', import.meta.url),
       `# Rollout browser at scale\n\n` +
@@ -266,6 +302,7 @@ async function main() {
         `- Data: ${steps} steps × ${samplesPerStep} samples from \`bench/rollouts/synthetic-dump.ts\` (2–20 KB of text each, tool calls, ` +
         `extras), ${(dump.bytes / 1e9).toFixed(2)} GB of JSONL; \`rollout_sample\` takes ${size} with its indexes, and the search index (\`rollout_term\`) ${indexSize}\n\n` +
         `${table}\n\nSearch queries (whole words through the \`rollout_term\` index; quoted or punctuated text is then checked verbatim; page of 50 with snippets):\n\n${searchTable}\n\n` +
+        `Metrics, GRPO groups and export (${ANALYSIS_REPEATS} calls each after one warm-up; the charts and group counts read every sample's row of the run, no text):\n\n${analysisTable}\n\n` +
         `Times are wall-clock from the client over loopback HTTP (tRPC GET, as the dashboard calls it). The first render ` +
         `is the page's \`performance.now()\` at the animation frame after the first sample row enters the DOM; ready is when the page ` +
         `next runs a script (hydration done, keys work); medians of ${RENDER_REPEATS} loads after one warm-up.\n`,

@@ -106,6 +106,8 @@ export async function writeSyntheticDump(
         step,
         acc: correct,
         pred: String(final),
+        // Per prompt, without drawing from the generator, so the rest of the dump is what it was.
+        data_source: answer % 3 === 0 ? 'math' : 'gsm8k',
         request_id: `${step}-${index}-${int(1e9).toString(16)}`,
       };
       const text = `${JSON.stringify(line)}\n`;
