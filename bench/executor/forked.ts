@@ -2,7 +2,7 @@
 // `executor.runCode` with zygotes, the same without, a bare bubblewrap spawn and a bare unsandboxed python3, at
 // concurrency 1, 4 and 16, with the CPU each run costs (cgroup v1 cpuacct) and the zygotes' idle memory.
 // Usage (as root): node --conditions=@fusebox/source --import tsx bench/executor/forked.ts
-import { mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, readlinkSync, rmdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { type Executor, createExecutor } from '@fusebox/local-sandbox/executor';
 import { DEFAULT_ZYGOTE_MODULES } from '@fusebox/local-sandbox/executor-options';
@@ -19,10 +19,18 @@ const CALLS: Record<number, number> = { 1: 100, 4: 200, 16: 400 };
 const SYMPY_CALLS: Record<number, number> = { 1: 30, 4: 60, 16: 120 };
 /** Executor slots: 16, so c=16 compares like with like (and 16 zygotes are kept). */
 const SLOTS = 16;
-/** Everything this process starts (spawner, sandboxes, zygotes, bare spawns) is counted in this cpuacct group. */
+/**
+ * Everything this process starts (spawner, bare spawns) is counted in this cpuacct group, but for sandboxes,
+ * zygotes and runs, which the executors' launchers count in cgroups of their own: {@link LAUNCHERS_CPUACCT}.
+ */
 const CPUACCT = `/sys/fs/cgroup/cpuacct/fusebox-bench-${process.pid}`;
+/** Where the executors of this process make their cpuacct cgroups, one parent per launcher (see cgroups.ts). */
+const LAUNCHERS_CPUACCT = '/sys/fs/cgroup/cpuacct/fusebox';
+/** How those parents' names start (process-owner.ts): this pid, in this pid namespace. */
+const LAUNCHER_PREFIX = `${process.pid}-n${/\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1]}.`;
 
-type Call = () => Promise<void>;
+/** One call; an executor's returns the CPU time its run reported from the run's own cgroup, when it did. */
+type Call = () => Promise<number | undefined | void>;
 interface Measure {
   p50: number;
   p99: number;
@@ -31,16 +39,24 @@ interface Measure {
   cpuMs: number;
   /** The same without this process's own CPU: what the sandboxes and spawned processes used. */
   childCpuMs: number;
+  /** What forked runs reported from their own cgroups (the run's processes alone), ms per run; NaN if none. */
+  runCpuMs: number;
 }
 
 function executorCall(executor: () => Executor, code: string, expected: string): Call {
   return async () => {
-    const { response } = await executor().runCode({ code, language: 'python' });
+    const { response, cpuMs } = await executor().runCode({ code, language: 'python' });
     if (response.run_result?.stdout !== expected) throw new Error(JSON.stringify(response));
+    return cpuMs;
   };
 }
 
-const cpuUsageMs = () => Number(readFileSync(`${CPUACCT}/cpuacct.usage`, 'utf8')) / 1e6;
+const usageMs = (dir: string) => Number(readFileSync(`${dir}/cpuacct.usage`, 'utf8')) / 1e6;
+const cpuUsageMs = () =>
+  usageMs(CPUACCT) +
+  readdirSync(LAUNCHERS_CPUACCT)
+    .filter((name) => name.startsWith(LAUNCHER_PREFIX))
+    .reduce((sum, name) => sum + usageMs(`${LAUNCHERS_CPUACCT}/${name}`), 0);
 const ownCpuMs = () => {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
@@ -53,6 +69,8 @@ async function measure(call: Call, concurrency: number, calls: number): Promise<
   let countedFrom = 0;
   let cpuFrom = 0;
   let ownFrom = 0;
+  let runCpu = 0;
+  let runsReporting = 0;
   const worker = async () => {
     while (next < calls) {
       const index = next++;
@@ -62,8 +80,13 @@ async function measure(call: Call, concurrency: number, calls: number): Promise<
         ownFrom = ownCpuMs();
       }
       const started = performance.now();
-      await call();
-      if (index >= warmup) latencies.push(performance.now() - started);
+      const reported = await call();
+      if (index < warmup) continue;
+      latencies.push(performance.now() - started);
+      if (typeof reported === 'number') {
+        runCpu += reported;
+        runsReporting += 1;
+      }
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
@@ -78,10 +101,11 @@ async function measure(call: Call, concurrency: number, calls: number): Promise<
     perSecond: (latencies.length * 1000) / wall,
     cpuMs: cpu / latencies.length,
     childCpuMs: (cpu - own) / latencies.length,
+    runCpuMs: runCpu / runsReporting,
   };
 }
 
-/** RSS and PSS of this process's idle zygotes (recognised by `python-zygote.py` in their argv). */
+/** RSS and PSS of this process's idle zygotes (recognised by `python-zygote.py` in their argv, and by descent). */
 function zygoteMemory(): { count: number; rssMB: number; pssMB: number } {
   let count = 0;
   let rss = 0;
@@ -91,6 +115,8 @@ function zygoteMemory(): { count: number; rssMB: number; pssMB: number } {
       // Python with the zygote's argv (bubblewrap, which started it, carries that argv too).
       if (readFileSync(`/proc/${pid}/comm`, 'utf8') !== 'python3\n') continue;
       if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('python-zygote.py')) continue;
+      // This process's own (other processes on the machine may keep zygotes too).
+      if (!startedHere(Number(pid))) continue;
       const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
       count += 1;
       rss += Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
@@ -100,6 +126,16 @@ function zygoteMemory(): { count: number; rssMB: number; pssMB: number } {
     }
   }
   return { count, rssMB: rss / 1024, pssMB: pss / 1024 };
+}
+
+/** True when `pid` descends from this process. */
+function startedHere(pid: number): boolean {
+  for (let current = pid; current > 1;) {
+    if (current === process.pid) return true;
+    const stat = readFileSync(`/proc/${current}/stat`, 'utf8');
+    current = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  }
+  return false;
 }
 
 function table(header: string[], rows: (string | number)[][]): string {
@@ -180,6 +216,7 @@ async function main() {
           Math.round(result.perSecond),
           result.cpuMs.toFixed(1),
           result.childCpuMs.toFixed(1),
+          Number.isNaN(result.runCpuMs) ? '' : result.runCpuMs.toFixed(1),
         ]);
         process.stderr.write('.');
       }
@@ -234,7 +271,20 @@ async function main() {
   const report = [
     '### Python runs, forked against cold and the floors (ms; CPU per call from cgroup cpuacct)',
     '',
-    table(['program', 'c', 'what', 'p50 ms', 'p99 ms', 'exec/s', 'CPU/run ms', 'CPU/run ms w/o API'], rows),
+    table(
+      [
+        'program',
+        'c',
+        'what',
+        'p50 ms',
+        'p99 ms',
+        'exec/s',
+        'CPU/run ms',
+        'CPU/run ms w/o API',
+        'run’s own cgroup',
+      ],
+      rows,
+    ),
     '',
     `Forked runs that found an idle zygote: ${(forkedShare * 100).toFixed(0)}% (the rest ran cold).`,
     '',
@@ -286,7 +336,8 @@ async function main() {
         'slots (a forked one keeps 16 zygotes; the sympy rows use zygotes that imported sympy), called through `executor.runCode` (no HTTP, no limiter, no ' +
         "recording); the floors spawn bubblewrap with ARCHITECTURE.md's baseline isolation, and Debian's python3 " +
         'bare. CPU per run is the cpuacct usage of this process and everything it started, over the counted calls; ' +
-        'the last column leaves this process (the executor, or the spawning loop) out. At a load average far above ' +
+        'the next column leaves this process (the executor, or the spawning loop) out; the last is what forked runs ' +
+        "report from their own cgroup (the run's processes alone: not the zygote's fork, nor the API). At a load average far above " +
         'the core count (other tenants), latencies mostly measure the machine; CPU per run is the steadier comparison.',
       '',
       report,
