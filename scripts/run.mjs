@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync, mkdir
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freshBuild } from '../apps/api/bin/fresh-build.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const startedAt = Date.now();
@@ -217,6 +218,15 @@ function ensureGoCache(names) {
   rmSync(work, { recursive: true, force: true });
 }
 
+/** Builds the CLI into apps/api/dist when a source changed since the last build, so starts skip compiling it. */
+function buildCli() {
+  if (freshBuild()) return;
+  log('building the fusebox CLI');
+  mustRun(process.execPath, [join(root, 'apps', 'api', 'scripts', 'build.mjs')], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
 function setup({ forTests, languages }) {
   const runtime = [...APT_RUNTIME, ...languagePackages(languages)];
   log(`languages: ${languages.join(' ')}`);
@@ -225,17 +235,25 @@ function setup({ forTests, languages }) {
   ensureGoCache(languages);
   ensureNpmPackages();
   generatePrismaClient();
+  buildCli();
   buildDashboard();
 }
 
-/** Runs the fusebox CLI as a child, passing signals on so Ctrl-C and SIGTERM stop it and its children cleanly. */
+/**
+ * Runs the fusebox CLI as a child (its build when fresh), passing signals on so Ctrl-C and SIGTERM stop it and
+ * its children cleanly.
+ */
 function fusebox(args) {
-  runTypeScript(join(root, 'apps', 'api', 'src', 'cli.ts'), args);
+  runChild([join(root, 'apps', 'api', 'bin', 'fusebox.js'), ...args]);
 }
 
-/** Runs a TypeScript entry point of the workspace (the CLI, the demo) as a child, passing signals on. */
+/** Runs a TypeScript entry point of the workspace (the demo) as a child, passing signals on. */
 function runTypeScript(entry, args) {
-  const child = spawn(process.execPath, ['--conditions=@fusebox/source', '--import', 'tsx', entry, ...args], {
+  runChild(['--conditions=@fusebox/source', '--import', 'tsx', entry, ...args]);
+}
+
+function runChild(argv) {
+  const child = spawn(process.execPath, argv, {
     cwd: process.cwd(),
     stdio: 'inherit',
   });

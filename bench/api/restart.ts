@@ -1,0 +1,140 @@
+// How long a restart of `fusebox serve` takes until /v1/ping answers (issue #20: 12 s idle, up to 56 s under
+// load, compiling the TypeScript on every start). Compares, on the same database and in alternating rounds so
+// that both see the same machine load: the TypeScript through tsx (what every start did before), the build
+// (apps/api/dist/cli.js, apps/api/scripts/build.mjs) run directly, and bin/fusebox.js, which checks that the
+// build is fresh and runs it. Each is started on a database migrated already (a restart, not a first start),
+// embedded and on Postgres, without the dashboard.
+// Usage: node --conditions=@fusebox/source --import tsx bench/api/restart.ts [--rounds N]
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import {
+  createEmbeddedTestDatabase,
+  createPostgresTestDatabase,
+  type TestDatabase,
+} from '@fusebox/db/testing';
+import { FUSEBOX } from '../run-fusebox';
+import { writeResults } from '../write-results';
+
+const COMMAND = 'node --conditions=@fusebox/source --import tsx bench/api/restart.ts';
+const path = (relative: string) => fileURLToPath(new URL(relative, import.meta.url));
+const STARTS = {
+  'TypeScript (tsx), before': [
+    '--conditions=@fusebox/source',
+    '--import',
+    'tsx',
+    path('../../apps/api/src/cli.ts'),
+  ],
+  'build, dist/cli.js': [path('../../apps/api/dist/cli.js')],
+  'bin/fusebox.js (build fresh)': [FUSEBOX],
+} as const;
+type Start = keyof typeof STARTS;
+const PORT = 18_900;
+
+/** CPU time (user + system) a process has used so far, in ms; Linux counts it in ticks of 10 ms. */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const [utime, stime] = stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .split(' ')
+    .slice(11, 13)
+    .map(Number);
+  return (utime! + stime!) * 10;
+}
+
+interface Timing {
+  /** From spawning to the first 200 of /v1/ping. */
+  ms: number;
+  /** The server's CPU time by then: what a start costs whatever else the machine runs. */
+  cpu: number;
+}
+
+/** Starts `fusebox serve` the given way; resolves to how long until /v1/ping answered 200, after stopping it. */
+async function timeRestart(start: Start, database: TestDatabase): Promise<Timing> {
+  const began = performance.now();
+  const child = spawn(process.execPath, [...STARTS[start], 'serve', '--no-dashboard'], {
+    env: { ...process.env, ...database.env, PORT: String(PORT), FUSEBOX_LOG_FORMAT: 'json' },
+    stdio: 'ignore',
+  });
+  const exited = once(child, 'exit');
+  let timing: Timing | undefined;
+  while (timing === undefined && child.exitCode === null) {
+    const answer = await fetch(`http://127.0.0.1:${PORT}/v1/ping`).catch(() => undefined);
+    if (answer?.status === 200) timing = { ms: performance.now() - began, cpu: cpuMs(child.pid!) };
+    else await sleep(20);
+  }
+  child.kill('SIGTERM');
+  await exited;
+  if (timing === undefined) throw new Error(`${start} exited with ${child.exitCode} before answering`);
+  return timing;
+}
+
+/** Builds the CLI as `npm run setup` does. */
+function build(): void {
+  const built = spawnSync(process.execPath, [path('../../apps/api/scripts/build.mjs')], { stdio: 'ignore' });
+  if (built.status !== 0) throw new Error('the build failed');
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' } } });
+  const rounds = Number(values.rounds);
+  build();
+  const loadBefore = loadavg();
+  const rows: string[] = [];
+  for (const [mode, create] of [
+    ['embedded', createEmbeddedTestDatabase],
+    ['Postgres', createPostgresTestDatabase],
+  ] as const) {
+    const database = await create();
+    try {
+      // The first start migrates; what is measured are restarts.
+      await timeRestart('bin/fusebox.js (build fresh)', database);
+      const samples = new Map<Start, Timing[]>();
+      for (let round = 0; round < rounds; round += 1) {
+        for (const start of Object.keys(STARTS) as Start[]) {
+          // The bin runs the TypeScript once a source is newer than the build (others edit this checkout as it
+          // runs): rebuild as setup would, untimed.
+          if (start !== 'TypeScript (tsx), before') build();
+          samples.set(start, [...(samples.get(start) ?? []), await timeRestart(start, database)]);
+        }
+      }
+      const before = samples.get('TypeScript (tsx), before')!;
+      for (const [start, timings] of samples) {
+        const ms = timings.map((timing) => timing.ms);
+        const cpu = median(timings.map((timing) => timing.cpu));
+        const sorted = [...ms].sort((a, b) => a - b);
+        const cpuBefore = median(before.map((timing) => timing.cpu));
+        rows.push(
+          `| ${mode} | ${start} | ${median(ms).toFixed(0)} | ${sorted[0]!.toFixed(0)} | ${sorted.at(-1)!.toFixed(0)} | ${(median(ms) / median(before.map((timing) => timing.ms))).toFixed(2)} | ${cpu.toFixed(0)} | ${(cpu / cpuBefore).toFixed(2)} |`,
+        );
+      }
+    } finally {
+      await database.drop();
+    }
+  }
+  const loadAfter = loadavg();
+  const markdown = [
+    '# Restart time of `fusebox serve`',
+    '',
+    `Command: \`${COMMAND} --rounds ${rounds}\``,
+    `Date: ${new Date().toISOString()}`,
+    `Load average ${loadBefore.map((n) => n.toFixed(1)).join(' ')} before, ${loadAfter.map((n) => n.toFixed(1)).join(' ')} after (2 cores, shared with other work)`,
+    '',
+    `From spawning the process to the first 200 of /v1/ping, on a database migrated already, without the dashboard; ${rounds} rounds, the three starts alternating in each. Ratio: median against the TypeScript's. CPU: the server process's user + system time by its first answer, which depends little on what else the machine runs (wall time on a loaded 2-core machine does).`,
+    '',
+    '| database | start | median ms | min ms | max ms | ratio | CPU ms (median) | CPU ratio |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...rows,
+    '',
+  ].join('\n');
+  await writeResults(new URL('./RESTART.md', import.meta.url), markdown);
+  console.log(markdown);
+}
+
+await main();
