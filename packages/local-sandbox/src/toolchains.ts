@@ -1,5 +1,14 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmdirSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { OWNER_PREFIX, ownerGone } from './process-owner';
@@ -94,17 +103,30 @@ function traversable(path: string): boolean {
 function viewsDir(): string {
   const dir = join(tmpdir(), 'fusebox-toolchains');
   mkdirSync(dir, { recursive: true, mode: 0o755 });
+  if (!ownDirectory(dir)) throw new Error(`${dir} is not a directory of this user that only it may write`);
   return dir;
 }
 
+/**
+ * Unmounts what dead servers left. /tmp is everyone's: a directory another user made there (or a link in it) may
+ * point anywhere, and `umount` follows links, so only real directories this user owns, and only it may write, are
+ * walked: nobody else can have put a name in them.
+ */
 function removeOrphanViews(): void {
   const dir = join(tmpdir(), 'fusebox-toolchains');
-  if (!existsSync(dir)) return;
+  if (!existsSync(dir) || !ownDirectory(dir)) return;
   for (const name of readdirSync(dir)) {
-    if (!ownerGone(name)) continue;
-    for (const view of readdirSync(join(dir, name))) unmount(join(dir, name, view));
+    if (!ownerGone(name) || !ownDirectory(join(dir, name))) continue;
+    for (const view of readdirSync(join(dir, name)))
+      if (lstatSync(join(dir, name, view)).isDirectory()) unmount(join(dir, name, view));
     removeEmpty(join(dir, name));
   }
+}
+
+/** A directory itself (not a link to one), owned by this process's user, that no other user may write in. */
+function ownDirectory(path: string): boolean {
+  const stat = lstatSync(path);
+  return stat.isDirectory() && stat.uid === process.getuid?.() && (stat.mode & 0o022) === 0;
 }
 
 function unmount(view: string): void {
