@@ -1,4 +1,6 @@
-import type { Check, SplitSite, SplitTest } from './split-test';
+import { type AssertStatement, assertStatements, statementPlace, withReports } from './assert-statements';
+import { type Token, topLevel } from './c-like-tokens';
+import type { Check, SplitTest } from './split-test';
 
 /**
  * Splits a C++ assert test in MultiPL-E's shape, `assert(candidate(…) == EXPECTED);` (also `!=`, and
@@ -14,27 +16,17 @@ import type { Check, SplitSite, SplitTest } from './split-test';
  * `exit`, `abort`, `if`, `?` or `return` of anything but 0 (they would be checks the host cannot see).
  */
 export function splitCppTest(testCode: string): SplitTest | undefined {
-  if (testCode.includes('#<INSERT>')) return undefined;
-  const tokens = tokenize(testCode);
-  if (tokens === undefined) return undefined;
-  const sites: CppSite[] = [];
-  for (let index = 0; index < tokens.length; index++) {
-    const token = tokens[index] as Token;
-    if (token.text === 'assert') {
-      const site = siteAt(testCode, tokens, index);
-      if (site === undefined) return undefined;
-      sites.push(site);
-      index = site.lastToken;
-      continue;
-    }
-    if (REFUSED.has(token.text) || token.text.startsWith('#define')) return undefined;
-    if (token.text === 'return' && !(tokens[index + 1]?.text === '0' && tokens[index + 2]?.text === ';'))
-      return undefined;
-  }
-  if (sites.length === 0) return undefined;
-  let harness = testCode;
-  for (const [index, site] of [...sites.entries()].reverse())
-    harness = `${harness.slice(0, site.start)}fusebox_report::report(${index}, (${site.actual}))${harness.slice(site.end)}`;
+  const sites = assertStatements(testCode, siteAt, (tokens, at) => {
+    const { text } = tokens[at] as Token;
+    if (REFUSED.has(text) || text.startsWith('#define')) return true;
+    return text === 'return' && !(tokens[at + 1]?.text === '0' && tokens[at + 2]?.text === ';');
+  });
+  if (sites === undefined) return undefined;
+  const harness = withReports(
+    testCode,
+    sites,
+    (site, actual) => `fusebox_report::report(${site}, (${actual}));`,
+  );
   const expectedLines = sites.map((site, index) => `  fusebox_report::report(${index}, (${site.expected}));`);
   return {
     sites,
@@ -46,20 +38,9 @@ export function splitCppTest(testCode: string): SplitTest | undefined {
 
 type CppCheck = '==' | '!=' | 'truthy' | 'falsy';
 
-interface CppSite extends SplitSite {
+/** `expected` is the literal `1` for truthy and falsy checks. */
+interface CppSite extends AssertStatement {
   check: CppCheck;
-  actual: string;
-  /** The expected expression's text; the literal `1` for truthy and falsy checks. */
-  expected: string;
-  start: number;
-  end: number;
-  lastToken: number;
-}
-
-interface Token {
-  text: string;
-  start: number;
-  end: number;
 }
 
 /** Tokens outside a split site that could fail (or end) the test in a way the host would not see. */
@@ -126,28 +107,25 @@ function siteAt(code: string, tokens: readonly Token[], at: number): CppSite | u
   if (close >= tokens.length || tokens[close + 1]?.text !== ';') return undefined;
   const inner = tokens.slice(at + 2, close);
   // The one top-level comparison, if any; any other top-level operator is a shape this does not split.
-  const topLevel: number[] = [];
-  depth = 0;
-  for (const [index, token] of inner.entries()) {
-    if ('([{'.includes(token.text)) depth++;
-    else if (')]}'.includes(token.text)) depth--;
-    else if (
-      depth === 0 &&
-      ['==', '!=', '&&', '||', ',', '?', '<=', '>=', '<=>', 'and', 'or', 'not_eq'].includes(token.text)
-    )
-      topLevel.push(index);
-  }
+  const operators = topLevel(inner, [
+    '==',
+    '!=',
+    '&&',
+    '||',
+    ',',
+    '?',
+    '<=',
+    '>=',
+    '<=>',
+    'and',
+    'or',
+    'not_eq',
+  ]);
   const text = (from: number, to: number) =>
     code.slice((inner[from] as Token).start, (inner[to] as Token).end).trim();
-  const base = {
-    line: code.slice(0, (tokens[at] as Token).start).split('\n').length,
-    source: code.slice((tokens[at] as Token).start, (tokens[close] as Token).end),
-    start: (tokens[at] as Token).start,
-    end: (tokens[close] as Token).end,
-    lastToken: close,
-  };
+  const base = statementPlace(code, tokens, at, close + 1);
   if (inner.length === 0) return undefined;
-  if (topLevel.length === 0) {
+  if (operators.length === 0) {
     const negated = inner[0]?.text === '!';
     const operand = inner.slice(negated ? 1 : 0);
     if (operand.length === 0 || isLiteral(operand)) return undefined;
@@ -160,11 +138,11 @@ function siteAt(code: string, tokens: readonly Token[], at: number): CppSite | u
       expected: '1',
     };
   }
-  if (topLevel.length !== 1) return undefined;
-  const operator = inner[topLevel[0] as number] as Token;
+  if (operators.length !== 1) return undefined;
+  const operator = inner[operators[0] as number] as Token;
   if (operator.text !== '==' && operator.text !== '!=') return undefined;
-  const left = inner.slice(0, topLevel[0]);
-  const right = inner.slice((topLevel[0] as number) + 1);
+  const left = inner.slice(0, operators[0]);
+  const right = inner.slice((operators[0] as number) + 1);
   if (left.length === 0 || right.length === 0) return undefined;
   const leftLiteral = isLiteral(left);
   if (leftLiteral === isLiteral(right)) return undefined;
@@ -197,24 +175,6 @@ function singleTerm(tokens: readonly Token[]): boolean {
       return false;
   }
   return true;
-}
-
-/** Tokens of C++ source without comments; string and char literals (raw ones too) are one token each. */
-function tokenize(code: string): Token[] | undefined {
-  const tokens: Token[] = [];
-  const pattern =
-    /\s+|\/\/[^\n]*|\/\*[\s\S]*?\*\/|#\s*define\b|#[^\n]*|(?:u8|u|U|L)?R"([^()\\\s]{0,16})\([\s\S]*?\)\1"|(?:u8|u|U|L)?"(?:[^"\\\n]|\\.)*"|(?:u8|u|U|L)?'(?:[^'\\\n]|\\.)*'|[A-Za-z_]\w*|\.?\d(?:[\w.']|[eEpP][+-])*|<=>|::|->|\+\+|--|&&|\|\||[=!<>+\-*/%&|^]=|<<|>>|[^\s]/gy;
-  while (pattern.lastIndex < code.length) {
-    const start = pattern.lastIndex;
-    const match = pattern.exec(code);
-    if (match === null) return undefined; // an unterminated literal or comment
-    const text = match[0];
-    if (/^\s/.test(text) || text.startsWith('//') || text.startsWith('/*')) continue;
-    // An include line is no check; a #define could rename one (and is refused by its token).
-    if (text.startsWith('#') && !/^#\s*define/.test(text)) continue;
-    tokens.push({ text: text.startsWith('#') ? '#define' : text, start, end: start + text.length });
-  }
-  return tokens;
 }
 
 function holds(site: CppSite, actual: string, expected: string | undefined): Check {

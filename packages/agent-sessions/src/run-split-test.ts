@@ -3,6 +3,7 @@ import type { RunCodeResponse } from '@fusebox/sandbox-client/protocol';
 import type { StoredTask } from '@fusebox/tasks';
 import { readReports } from './assert-reports';
 import { splitCppTest } from './cpp-asserts';
+import { splitJavaTest } from './java-asserts';
 import { splitJavaScriptTest } from './javascript-asserts';
 import { programRequest } from './program-request';
 import type { ExecutionRow, SessionSandbox } from './session-sandbox';
@@ -35,6 +36,8 @@ function splitIn(language: string, testCode: string): SplitTest | undefined {
       return splitJavaScriptTest(testCode);
     case 'cpp':
       return splitCppTest(testCode);
+    case 'java':
+      return splitJavaTest(testCode);
     default:
       return undefined;
   }

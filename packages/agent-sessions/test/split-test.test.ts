@@ -12,12 +12,16 @@ const MULTIPL_E_TS = `declare var require: any;\n${MULTIPL_E_JS}`;
 const MULTIPL_E_CPP =
   '}\nint main() {\n    auto candidate = f;\n    assert(candidate(("s7 6s 1ss"), (std::vector<long>({(long)1, (long)3}))) == (std::vector<std::string>({(std::string)"7", (std::string)"6"})));\n    assert(candidate((3.5f)) == (true));\n}\n';
 
+const MULTIPL_E_JAVA =
+  '    }\n    public static void main(String[] args) {\n    assert(parseNestedParens(("(()())")).equals((new ArrayList<Long>(Arrays.asList((long)2l, (long)3l)))));\n    assert(hasCloseElements((new ArrayList<Float>(Arrays.asList((float)1.0f, (float)2.0f))), (0.3f)) == (false));\n    }\n\n}\n';
+
 describe('splitting assert tests', () => {
   it('splits MultiPL-E tests: the model’s program has each actual expression and no expected value', () => {
     for (const [language, test, expected] of [
       ['nodejs', MULTIPL_E_JS, ['"Yes"', '"No"']],
       ['typescript', MULTIPL_E_TS, ['"Yes"', '"No"']],
       ['cpp', MULTIPL_E_CPP, ['"7"', '(true)']],
+      ['java', MULTIPL_E_JAVA, ['(long)2l', '(false)']],
     ] as const) {
       const split = splitTest(language, test);
       expect(split, language).toBeDefined();
@@ -25,10 +29,13 @@ describe('splitting assert tests', () => {
       const program = split?.program('SOLUTION') ?? '';
       expect(program).toContain('SOLUTION');
       for (const literal of expected) expect(program, `${language}: ${literal}`).not.toContain(literal);
-      // C++ evaluates its literals in a program of their own, which has none of the model's code.
+      // C++ and Java evaluate their literals in a program of their own, which has none of the model's code.
       if (language === 'cpp') {
         expect(split?.expectedProgram).toContain('(std::vector<std::string>({(std::string)"7"');
         expect(split?.expectedProgram).not.toContain('candidate');
+      } else if (language === 'java') {
+        expect(split?.expectedProgram).toContain('(new ArrayList<Long>(Arrays.asList((long)2l, (long)3l)))');
+        expect(split?.expectedProgram).not.toMatch(/parseNestedParens|hasCloseElements/);
       } else expect(split?.expectedProgram).toBeUndefined();
     }
   });
@@ -65,6 +72,17 @@ describe('splitting assert tests', () => {
       ['cpp', '#define assert(x) check(x)\nint main() {\n  assert(f(2) == 3);\n}'],
       ['cpp', 'int main() {\n  assert(f(2) == 3);\n  std::exit(0);\n}'],
       ['cpp', 'int main() {\n  return 0;\n}'],
+      [
+        'java',
+        'public static void main(String[] a) {\n  if (f(1) != 2) throw new AssertionError();\n  assert f(2) == 3;\n}',
+      ],
+      [
+        'java',
+        'public static void main(String[] a) {\n  try { assert f(2) == 3; } catch (AssertionError e) {}\n}',
+      ],
+      ['java', 'public static void main(String[] a) {\n  assert f(2) == g(3);\n}'],
+      ['java', 'public static void main(String[] a) {\n  assert f(2) == 3 || f(3) == 4;\n}'],
+      ['java', 'public static void main(String[] a) {\n  assert f(2) == 3;\n  System.exit(0);\n}'],
       ['rust', 'fn main() {\n    assert_eq!(add(2, 3), 5);\n}'],
     ];
     for (const [language, test] of refused) expect(splitTest(language, test), test).toBeUndefined();
@@ -113,5 +131,23 @@ describe('splitting assert tests', () => {
     expect(split.holds(unequal, '3', '3').holds).toBe(false);
     expect(split.holds(falsy, '0', '1')).toEqual({ holds: true });
     expect(split.holds(falsy, '[]', '1').holds).toBe(false);
+  });
+
+  it('judges a Java report as Java would: equals by type and value, == on primitives by value', () => {
+    const split = splitTest(
+      'java',
+      'public static void main(String[] a) {\n  assert(f(1).equals(5l));\n  assert f(2) == (2.5f) : "msg";\n  assert(f(3) == ("x"));\n  assert(!f(4));\n}',
+    );
+    const [equals, primitive, reference, falsy] = split?.sites ?? [];
+    if (!split || !equals || !primitive || !reference || !falsy) throw new Error('not split');
+    expect(split.holds(equals, 'J5', 'J5')).toEqual({ holds: true });
+    expect(split.holds(equals, 'I5', 'J5').holds).toBe(false);
+    expect(split.holds(primitive, 'D2.5', 'F2.5')).toEqual({ holds: true });
+    expect(split.holds(primitive, 'J2', 'F2.5').holds).toBe(false);
+    const check = split.holds(reference, '"x"', '"x"');
+    expect(check.holds).toBe(false);
+    expect(check.holds ? '' : check.why).toContain('references');
+    expect(split.holds(falsy, 'false', 'true')).toEqual({ holds: true });
+    expect(split.holds(falsy, 'J0', 'true').holds).toBe(false);
   });
 });

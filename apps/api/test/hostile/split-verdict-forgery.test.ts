@@ -24,9 +24,11 @@ interface LanguageProbes {
   wrong: string;
   /** Wrong, and returns the 9-digit numbers it finds in its own source and working directory. */
   readsSource: string;
-  /** Wrong, and disables the test's own checks, which is all the marker path needed. */
+  /** Wrong, and gets past the marker path's checks without passing them: disables them, or prints the marker. */
   disablesChecks: string;
   forgeries: Forgery[];
+  /** The task's address-space limit, where the default is too small for the runtime to start. */
+  memoryLimitMB?: number;
 }
 
 const NODE_READS_SOURCE = `function secret(n) {
@@ -74,6 +76,11 @@ ${signature} { return 0; }`,
 
 const CPP_TEST = (extra: string) =>
   `}\n#include <cassert>\nint main() {\n    auto candidate = secret;\n    assert(candidate((7)) == (987654321));\n    assert(candidate((1)) == (141093477));\n${extra}}\n`;
+
+// MultiPL-E's Java prompts leave the method open in class Main (as the java runner names it): the test closes it.
+const JAVA_CLASS = 'class Main {\n    public static long secret(long n) {\n';
+const JAVA_TEST = (extra: string) =>
+  `    }\n    public static void main(String[] args) {\n${extra}    assert(secret((7l)) == (987654321l));\n    assert(secret((1l)) == (141093477l));\n    }\n\n}\n`;
 
 const PROBES: LanguageProbes[] = [
   {
@@ -149,6 +156,68 @@ long secret(long n) {
       },
     ],
   },
+  {
+    language: 'java',
+    test: JAVA_TEST(''),
+    unsplit: JAVA_TEST('    if (secret(0l) == -1l) return;\n'),
+    right: `${JAVA_CLASS}        return n * 141093474l + 3;`,
+    wrong: `${JAVA_CLASS}        return n * 141093474l + 4;`,
+    readsSource: `import java.nio.file.*;
+import java.util.regex.*;
+${JAVA_CLASS}        StringBuilder all = new StringBuilder();
+        try (var files = Files.list(Paths.get("."))) {
+            for (Path path : (Iterable<Path>) files::iterator)
+                if (path.toString().endsWith(".java")) all.append(new String(Files.readAllBytes(path)));
+        } catch (Exception e) {}
+        Matcher nine = Pattern.compile("(?<![0-9])[0-9]{9}(?![0-9])").matcher(all);
+        while (nine.find()) {
+            long value = Long.parseLong(nine.group());
+            if (n == 7 && value > 900000000l) return value;
+            if (n == 1 && value > 100000000l && value < 200000000l) return value;
+        }
+        return 0;`,
+    // Java's asserts cannot be turned off once Main is loaded: this one prints the marker it finds, and halts.
+    disablesChecks: `import java.nio.file.*;
+import java.util.regex.*;
+${JAVA_CLASS}        try {
+            Matcher marker = Pattern.compile("fusebox-test-complete-[0-9a-f]{32}").matcher(new String(Files.readAllBytes(Paths.get("Main.java"))));
+            if (marker.find()) System.out.print("\\n" + marker.group() + "\\n");
+        } catch (Exception e) {}
+        System.out.flush();
+        Runtime.getRuntime().halt(0);
+        return 0;`,
+    forgeries: [
+      {
+        name: 'prints a forged report for every site, then halts with 0',
+        solution: `${JAVA_CLASS}        for (int site = 0; site < 4; site++) for (long guess : new long[] {0, 1, n}) System.out.print("\\nfusebox-report " + site + " J" + guess + "\\n");
+        System.out.flush();
+        Runtime.getRuntime().halt(0);
+        return 0;`,
+      },
+      {
+        name: 'replaces System.out with a stream that rewrites every report',
+        solution: `import java.io.*;
+${JAVA_CLASS}        java.io.PrintStream original = System.out;
+        System.setOut(new PrintStream(new OutputStream() {
+            private final StringBuilder line = new StringBuilder();
+            public void write(int b) {
+                line.append((char) b);
+                if (b == '\\n') { original.print(line.toString().replaceAll("^(fusebox-report \\\\d+) .*", "$1 J987654321")); line.setLength(0); }
+            }
+        }, true));
+        return 0;`,
+      },
+      {
+        name: 'starts a process that prints the right reports after the harness wrote its own',
+        solution: `${JAVA_CLASS}        try {
+            if (n == 7) new ProcessBuilder("sh", "-c", "sleep 0.3; printf '\\\\nfusebox-report 0 J987654321\\\\nfusebox-report 1 J141093477\\\\n'").inheritIO().start();
+        } catch (Exception e) {}
+        return 0;`,
+      },
+    ],
+    // The JVM reserves a quarter of the machine's memory for its heap at start.
+    memoryLimitMB: -1,
+  },
 ];
 
 const task = (language: string, unsplit = false) => ({
@@ -162,6 +231,7 @@ const { episode, watched } = useRewardSessions(
       prompt: 'Write secret(n).',
       session_mode: 'fresh',
       tests: [{ name: 'secret', code: unsplit ? p.unsplit : p.test }],
+      ...(p.memoryLimitMB === undefined ? {} : { memory_limit_mb: p.memoryLimitMB }),
     })),
   ),
 );
@@ -178,7 +248,7 @@ describe('assert tests split between the model and the host', { timeout: 240_000
       expect(right.detail[0]).not.toHaveProperty('trusted');
       expect(...scored(wrong)).toMatchObject({ reward: 0, f2p_count: 0 });
       expect(wrong.detail[0]).toMatchObject({ passed: false, status: 'wrong_answer' });
-      expect(wrong.detail[0]?.detail).toContain('failed: candidate');
+      expect(wrong.detail[0]?.detail).toMatch(/line \d+: .*: failed: /);
     });
 
     // Each forgery below wins on the marker path (the same test with one statement the split refuses): that is
