@@ -39,8 +39,9 @@ import time
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
-# When told to stop, how long to wait for the killed sandboxes to be reaped, so none is left to pid 1.
-STOP_REAP_SECONDS = 5
+# When told to stop, how long to wait for the killed sandboxes to be reaped, so none is left to pid 1 (the
+# executor kills this process after 5 s).
+STOP_REAP_SECONDS = 3
 MS_NOSUID, MS_NODEV = 2, 4
 MNT_DETACH = 2
 CLONE_NEWNS = 0x00020000
