@@ -167,6 +167,22 @@ describe('the dataset API (SandboxFusion shapes) over Fusebox tasks', () => {
       });
     expect((await freeform('```python\ndef add(a, b):\n    return a + b\n```')).accepted).toBe(true);
     expect((await freeform('```python\ndef add(a, b):\n    return a - b\n```')).accepted).toBe(false);
+    // The prompt a chat model gets with is_freeform, as SandboxFusion words it, fenced; locale zh in Chinese.
+    const chat = await client.getPromptById({
+      dataset: 'humaneval',
+      id: 'HumanEval/0',
+      config: { extra: { is_freeform: true } },
+    });
+    expect(chat.prompt).toBe(
+      '```python\ndef add(a: int, b: int) -> int:\n    """Return a + b."""\n\n```\n\nPlease complete the above code according to the requirements in the docstring. Write the complete code and wrap it in markdown syntax. The code should not contain `Main` function.',
+    );
+    const [zh] = await client.getPrompts({
+      dataset: 'humaneval',
+      config: { locale: 'zh', extra: { is_freeform: true } },
+    });
+    expect(zh?.prompt).toMatch(/^```python\n[^]*\n```\n\n请按照docstring的要求补全如上代码/);
+    const plain = await client.getPromptById({ dataset: 'humaneval', id: 'HumanEval/0', config: {} });
+    expect(plain.prompt).toBe('def add(a: int, b: int) -> int:\n    """Return a + b."""\n');
 
     const mbpp = await client.submit({
       dataset: 'mbpp',

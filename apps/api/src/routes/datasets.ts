@@ -21,7 +21,7 @@ import {
   storedTaskSelect,
 } from '@fusebox/tasks';
 import { z } from 'zod';
-import { humanEvalProgram } from './humaneval-program';
+import { humanEvalFreeformPrompt, humanEvalProgram } from './humaneval-program';
 import { parseBody, sendJson } from './sandbox-http';
 import { DATASET_TYPES, submitJudging } from './submit-config';
 
@@ -56,14 +56,18 @@ export function registerDatasetRoutes(
     const body = parseBody(reply, getPromptsRequestSchema, request.body, []);
     if (body === undefined || !(await tasks.known(reply, body.dataset))) return reply;
     const page = await tasks.page(body.dataset, body.offset, body.limit);
-    return sendJson(reply, 200, page.map(prompt));
+    return sendJson(
+      reply,
+      200,
+      page.map((task) => prompt(task, body.config)),
+    );
   });
 
   scope.post('/get_prompt_by_id', async (request, reply) => {
     const body = parseBody(reply, getPromptByIdRequestSchema, request.body, []);
     if (body === undefined) return reply;
     const task = await tasks.problem(reply, body.dataset, body.id);
-    return task === undefined ? reply : sendJson(reply, 200, prompt(task));
+    return task === undefined ? reply : sendJson(reply, 200, prompt(task, body.config));
   });
 
   scope.post('/submit', async (request, reply) => {
@@ -241,12 +245,14 @@ function problemId(name: string): ProblemId {
 
 const extraSchema = z.object({ extra: z.record(z.string(), z.unknown()).default({}) }).loose();
 
-function prompt(task: ProblemRow): Prompt {
+/** A problem's prompt; HumanEval's in chat form when `config.extra.is_freeform` asks for it, as /submit reads it. */
+function prompt(task: ProblemRow, config: SubmitRequest['config']): Prompt {
   const { extra } = extraSchema.parse(task.metadata ?? {});
   const labels = z.record(z.string(), z.unknown()).safeParse(extra.labels);
+  const freeform = task.source === 'humaneval' && config.extra.is_freeform === true;
   return {
     id: problemId(task.name),
-    prompt: task.prompt,
+    prompt: freeform ? humanEvalFreeformPrompt(task.prompt, config.locale) : task.prompt,
     labels: labels.success ? labels.data : { language: task.language },
   };
 }

@@ -48,3 +48,20 @@ export function humanEvalProgram(
   const body = end === null ? completion : completion.slice(0, end.index);
   return { completion: body, program: `${PYTHON_IMPORTS}\n${prompt}\n${body}` };
 }
+
+/** SandboxFusion's instruction after a HumanEval prompt in chat form, in its two locales. */
+const FREEFORM_INSTRUCTIONS = {
+  en: 'Please complete the above code according to the requirements in the docstring. Write the complete code and wrap it in markdown syntax. The code should not contain `Main` function.',
+  zh: '请按照docstring的要求补全如上代码，写出完整的代码，代码要用markdown语法包裹。代码不要包含`Main`函数',
+};
+
+/**
+ * A HumanEval prompt as SandboxFusion words it for a chat model (`config.extra.is_freeform`): the signature and
+ * docstring fenced, then an instruction to answer with the whole function, fenced (Chinese for locale `zh`).
+ *
+ * @example
+ * humanEvalFreeformPrompt('def add(a, b):\n    """Sum."""\n', null).startsWith('```python\n'); // true
+ */
+export function humanEvalFreeformPrompt(prompt: string, locale: string | null): string {
+  return `\`\`\`python\n${prompt}\n\`\`\`\n\n${FREEFORM_INSTRUCTIONS[locale === 'zh' ? 'zh' : 'en']}`;
+}
