@@ -170,3 +170,27 @@ test('a new step appears in the open browser and run page as it is imported, wit
   for (const open of [page, runPage])
     expect(await open.evaluate(() => (window as { kept?: boolean }).kept)).toBe(true);
 });
+
+test('compare shows a text diff of the responses, and picks any other sample', async ({ page }) => {
+  // Line 1 of each step is the math prompt's first sample: its answer grows from one step to the next.
+  await page.goto(`/rollouts/${runId}/compare?a=1:1&b=2:1`);
+  await page.getByText('Text diff of the responses (A → B)').click();
+  const diff = page.getByLabel('response diff');
+  await expect(diff.locator('.diff-removed')).toHaveCount(1);
+  await expect(diff.locator('.diff-added')).toHaveCount(1);
+  await expect(diff.locator('.diff-added')).toContainText('Checking. '.repeat(20).trim());
+  await saveScreenshot(page, 'rollouts-compare-diff');
+
+  // Not only the same prompt: any step and line, from the page.
+  await page.getByLabel('sample B: step').fill('1');
+  await page.getByLabel('sample B: line').fill('8');
+  await page
+    .getByRole('form', { name: 'sample B: any sample' })
+    .getByRole('button', { name: 'Show' })
+    .click();
+  await expect(page).toHaveURL(/b=1%3A8|b=1:8/);
+  await expect(page.getByRole('region', { name: 'sample B' }).locator('h2')).toContainText(
+    'B: step 1 · line 8',
+  );
+  await saveScreenshot(page, 'rollouts-compare-diff');
+});

@@ -8,6 +8,7 @@ import { formatScore } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
 import { type BrowserParams, browserSearch, parseBrowserParams } from './browser-params';
 import { ChatView } from './chat-view';
+import { TextDiff } from './text-diff';
 
 /** `step:line`, as compare links spell a sample. */
 function parseRef(text: string | null): { step: number; line: number } | null {
@@ -60,6 +61,33 @@ function Column({
                 ))}
               </select>
             </label>
+            <form
+              className="sample-picker"
+              aria-label={`sample ${side}: any sample`}
+              onSubmit={(event) => {
+                event.preventDefault();
+                const form = new FormData(event.currentTarget);
+                onPick(`${form.get('step') as string}:${form.get('line') as string}`);
+              }}
+            >
+              or step{' '}
+              <input
+                name="step"
+                type="number"
+                min={0}
+                defaultValue={at.step}
+                aria-label={`sample ${side}: step`}
+              />{' '}
+              line{' '}
+              <input
+                name="line"
+                type="number"
+                min={1}
+                defaultValue={at.line}
+                aria-label={`sample ${side}: line`}
+              />{' '}
+              <button type="submit">Show</button>
+            </form>
           </header>
           <ChatView input={sample.data.input} output={sample.data.output} raw={false} query={null} />
         </>
@@ -86,9 +114,39 @@ export function CompareView({ runId }: { runId: string }) {
       />
     );
   return (
-    <div className="compare">
-      <Column runId={runId} side="A" at={a} filters={filters} onPick={(ref) => set('a', ref)} />
-      <Column runId={runId} side="B" at={b} filters={filters} onPick={(ref) => set('b', ref)} />
-    </div>
+    <>
+      <div className="compare">
+        <Column runId={runId} side="A" at={a} filters={filters} onPick={(ref) => set('a', ref)} />
+        <Column runId={runId} side="B" at={b} filters={filters} onPick={(ref) => set('b', ref)} />
+      </div>
+      <ResponseDiff runId={runId} a={a} b={b} />
+    </>
+  );
+}
+
+/** The two responses as a line diff, A → B: what changed between two steps' answers to one prompt. */
+function ResponseDiff({
+  runId,
+  a,
+  b,
+}: {
+  runId: string;
+  a: { step: number; line: number };
+  b: { step: number; line: number };
+}) {
+  const trpc = useTRPC();
+  // The columns asked for the same samples: these come from the cache.
+  const left = useQuery(trpc.rollouts.sample.queryOptions({ runId, ...a }));
+  const right = useQuery(trpc.rollouts.sample.queryOptions({ runId, ...b }));
+  // Kept mounted while another sample loads, so an open diff stays open.
+  return (
+    <details className="compare-diff">
+      <summary>Text diff of the responses (A → B)</summary>
+      {left.data && right.data ? (
+        <TextDiff a={left.data.output} b={right.data.output} label="response diff" />
+      ) : (
+        <Loading what="the responses" />
+      )}
+    </details>
   );
 }
