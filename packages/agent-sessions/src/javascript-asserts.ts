@@ -147,20 +147,18 @@ function siteOf(call: ts.CallExpression, file: ts.SourceFile): JavaScriptSite | 
 }
 
 /**
- * Whether an actual expression is one term: a name, or calls, property and element reads of one. Anything else
- * (`Math.abs(x - E) < 1e-6`, `x === E && y === F`, `x === E` compared with `true`) would carry the test's own
- * comparison, and its expected literals, into the model's process, where its result is the model's to print.
+ * Whether an actual expression is one call of the code under test on literal arguments (`candidate(7, [1])`,
+ * `solution.f("a")`), the only literals it holds being inputs. Anything else (`Math.abs(x - E) < 1e-6`,
+ * `x === E && y === F`, `Boolean(x === E)`, `x.includes(E)`, `x === E` against `true`) would carry the test's own
+ * comparison, and so its expected literals, into the model's process, where its result is the model's to print.
  */
 function singleTerm(node: ts.Expression): boolean {
-  const inner = unwrap(node);
-  if (ts.isIdentifier(inner)) return !(inner.text in GLOBAL_LITERALS);
-  if (
-    ts.isCallExpression(inner) ||
-    ts.isPropertyAccessExpression(inner) ||
-    ts.isElementAccessExpression(inner)
-  )
-    return singleTerm(inner.expression);
-  return false;
+  const call = unwrap(node);
+  if (!ts.isCallExpression(call) || call.questionDotToken !== undefined) return false;
+  let callee = unwrap(call.expression);
+  while (ts.isPropertyAccessExpression(callee) && callee.questionDotToken === undefined)
+    callee = unwrap(callee.expression);
+  return ts.isIdentifier(callee) && !(callee.text in GLOBAL_LITERALS) && call.arguments.every(closed);
 }
 
 /** The binding of `assert` this node makes, if it binds it to node's assert module; undefined otherwise. */
