@@ -1,0 +1,179 @@
+import { describe, expect, it } from 'vitest';
+import { useRewardSessions } from './reward-episodes';
+
+// Conformance of split assert tests (packages/agent-sessions/src/split-test.ts) on real problems: HumanEval/0
+// (has_close_elements, booleans over float lists) and HumanEval/1 (separate_paren_groups, lists of strings), with
+// their tests as MultiPL-E writes them in Node, TypeScript, C++ and Java. A right solution scores 1 and a wrong
+// one 0, and both verdicts are the host's (no `trusted: false`): the split must neither reject right answers nor
+// let wrong ones through.
+
+interface Problem {
+  name: string;
+  /** The Python test's cases: arguments and expected value, as JSON. */
+  cases: [unknown[], unknown][];
+}
+
+const PROBLEMS: Problem[] = [
+  {
+    name: 'has_close_elements',
+    cases: [
+      [[[1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.3], true],
+      [[[1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.05], false],
+      [[[1.0, 2.0, 5.9, 4.0, 5.0], 0.95], true],
+      [[[1.0, 2.0, 5.9, 4.0, 5.0], 0.8], false],
+      [[[1.0, 2.0, 3.0, 4.0, 5.0, 2.0], 0.1], true],
+      [[[1.1, 2.2, 3.1, 4.1, 5.1], 1.0], true],
+      [[[1.1, 2.2, 3.1, 4.1, 5.1], 0.5], false],
+    ],
+  },
+  {
+    name: 'separate_paren_groups',
+    cases: [
+      [['(()()) ((())) () ((())()())'], ['(()())', '((()))', '()', '((())()())']],
+      [['() (()) ((())) (((())))'], ['()', '(())', '((()))', '(((())))']],
+      [['(()(())((())))'], ['(()(())((())))']],
+      [['( ) (( )) (( )( ))'], ['()', '(())', '(()())']],
+    ],
+  },
+];
+
+const float = (x: number) => (Number.isInteger(x) ? x.toFixed(1) : String(x));
+const javascriptValue = (value: unknown): string => JSON.stringify(value);
+const cppValue = (value: unknown): string => {
+  if (typeof value === 'boolean') return String(value);
+  if (typeof value === 'number') return `${float(value)}f`;
+  if (typeof value === 'string') return JSON.stringify(value);
+  const items = value as unknown[];
+  return typeof items[0] === 'string'
+    ? `(std::vector<std::string>({${items.map((item) => `(std::string)${JSON.stringify(item)}`).join(', ')}}))`
+    : `(std::vector<float>({${items.map((item) => `(float)${float(item as number)}f`).join(', ')}}))`;
+};
+const javaValue = (value: unknown): string => {
+  if (typeof value === 'boolean') return String(value);
+  if (typeof value === 'number') return `${float(value)}f`;
+  if (typeof value === 'string') return JSON.stringify(value);
+  const items = value as unknown[];
+  return typeof items[0] === 'string'
+    ? `(new ArrayList<String>(Arrays.asList(${items.map((item) => `(String)${JSON.stringify(item)}`).join(', ')})))`
+    : `(new ArrayList<Float>(Arrays.asList(${items.map((item) => `(float)${float(item as number)}f`).join(', ')})))`;
+};
+const camel = (name: string) => name.replaceAll(/_(\w)/g, (_, letter: string) => letter.toUpperCase());
+
+/** MultiPL-E's test of a problem in a language, from the Python test's cases. */
+function multiplETest(language: string, problem: Problem): string {
+  const { name, cases } = problem;
+  switch (language) {
+    case 'nodejs':
+    case 'typescript':
+      return `${language === 'typescript' ? 'declare var require: any;\n' : ''}const assert = require('node:assert');\n\n\nfunction test() {\n  let candidate = ${name};\n${cases.map(([args, expected]) => `  assert.deepEqual(candidate(${args.map(javascriptValue).join(', ')}),${javascriptValue(expected)});\n`).join('')}}\n\ntest();\n`;
+    case 'cpp':
+      return `}\nint main() {\n    auto candidate = ${name};\n${cases.map(([args, expected]) => `    assert(candidate(${args.map((arg) => `(${cppValue(arg)})`).join(', ')}) == (${cppValue(expected)}));\n`).join('')}}\n`;
+    default: {
+      const check = (args: unknown[], expected: unknown) => {
+        const call = `${camel(name)}(${args.map((arg) => `(${javaValue(arg)})`).join(', ')})`;
+        return typeof expected === 'boolean'
+          ? `    assert(${call} == (${javaValue(expected)}));\n`
+          : `    assert(${call}.equals((${javaValue(expected)})));\n`;
+      };
+      return `    }\n    public static void main(String[] args) {\n${cases.map(([args, expected]) => check(args, expected)).join('')}    }\n\n}\n`;
+    }
+  }
+}
+
+/** Right and wrong solutions: the wrong has_close_elements uses <=, the wrong separate_paren_groups keeps spaces. */
+const SOLUTIONS: Record<string, Record<string, { right: string; wrong: string }>> = {
+  nodejs: {
+    has_close_elements: {
+      right:
+        'function has_close_elements(numbers, threshold) {\n  for (let i = 0; i < numbers.length; i++)\n    for (let j = i + 1; j < numbers.length; j++)\n      if (Math.abs(numbers[i] - numbers[j]) < threshold) return true;\n  return false;\n}',
+      wrong:
+        'function has_close_elements(numbers, threshold) {\n  for (let i = 0; i < numbers.length; i++)\n    for (let j = i + 1; j < numbers.length; j++)\n      if (Math.abs(numbers[i] - numbers[j]) < threshold * 2) return true;\n  return false;\n}',
+    },
+    separate_paren_groups: {
+      right:
+        "function separate_paren_groups(s) {\n  const groups = [];\n  let depth = 0, current = '';\n  for (const c of s) {\n    if (c === ' ') continue;\n    current += c;\n    depth += c === '(' ? 1 : -1;\n    if (depth === 0) { groups.push(current); current = ''; }\n  }\n  return groups;\n}",
+      wrong: "function separate_paren_groups(s) {\n  return s.split(' ');\n}",
+    },
+  },
+  typescript: {
+    has_close_elements: {
+      right:
+        'function has_close_elements(numbers: number[], threshold: number): boolean {\n  return numbers.some((a, i) => numbers.some((b, j) => i !== j && Math.abs(a - b) < threshold));\n}',
+      wrong:
+        'function has_close_elements(numbers: number[], threshold: number): boolean {\n  return numbers.some((a, i) => numbers.some((b, j) => i !== j && Math.abs(a - b) <= threshold * 2));\n}',
+    },
+    separate_paren_groups: {
+      right:
+        "function separate_paren_groups(s: string): string[] {\n  const groups: string[] = [];\n  let depth = 0, current = '';\n  for (const c of s.replaceAll(' ', '')) {\n    current += c;\n    depth += c === '(' ? 1 : -1;\n    if (depth === 0) { groups.push(current); current = ''; }\n  }\n  return groups;\n}",
+      wrong: "function separate_paren_groups(s: string): string[] {\n  return s.split(' ');\n}",
+    },
+  },
+  cpp: {
+    has_close_elements: {
+      right:
+        '#include<assert.h>\n#include<bits/stdc++.h>\nbool has_close_elements(std::vector<float> numbers, float threshold) {\n    for (size_t i = 0; i < numbers.size(); i++)\n        for (size_t j = i + 1; j < numbers.size(); j++)\n            if (std::abs(numbers[i] - numbers[j]) < threshold) return true;\n    return false;\n',
+      wrong:
+        '#include<assert.h>\n#include<bits/stdc++.h>\nbool has_close_elements(std::vector<float> numbers, float threshold) {\n    for (size_t i = 0; i < numbers.size(); i++)\n        for (size_t j = i + 1; j < numbers.size(); j++)\n            if (std::abs(numbers[i] - numbers[j]) < threshold * 2) return true;\n    return false;\n',
+    },
+    separate_paren_groups: {
+      right:
+        "#include<assert.h>\n#include<bits/stdc++.h>\nstd::vector<std::string> separate_paren_groups(std::string s) {\n    std::vector<std::string> groups;\n    std::string current;\n    int depth = 0;\n    for (char c : s) {\n        if (c == ' ') continue;\n        current += c;\n        depth += c == '(' ? 1 : -1;\n        if (depth == 0) { groups.push_back(current); current.clear(); }\n    }\n    return groups;\n",
+      wrong:
+        '#include<assert.h>\n#include<bits/stdc++.h>\nstd::vector<std::string> separate_paren_groups(std::string s) {\n    std::vector<std::string> groups;\n    std::stringstream in(s);\n    std::string word;\n    while (in >> word) groups.push_back(word);\n    return groups;\n',
+    },
+  },
+  java: {
+    has_close_elements: {
+      right:
+        'import java.util.*;\nclass Main {\n    public static boolean hasCloseElements(ArrayList<Float> numbers, float threshold) {\n        for (int i = 0; i < numbers.size(); i++)\n            for (int j = i + 1; j < numbers.size(); j++)\n                if (Math.abs(numbers.get(i) - numbers.get(j)) < threshold) return true;\n        return false;\n',
+      wrong:
+        'import java.util.*;\nclass Main {\n    public static boolean hasCloseElements(ArrayList<Float> numbers, float threshold) {\n        for (int i = 0; i < numbers.size(); i++)\n            for (int j = i + 1; j < numbers.size(); j++)\n                if (Math.abs(numbers.get(i) - numbers.get(j)) < threshold * 2) return true;\n        return false;\n',
+    },
+    separate_paren_groups: {
+      right:
+        "import java.util.*;\nclass Main {\n    public static ArrayList<String> separateParenGroups(String s) {\n        ArrayList<String> groups = new ArrayList<>();\n        StringBuilder current = new StringBuilder();\n        int depth = 0;\n        for (char c : s.toCharArray()) {\n            if (c == ' ') continue;\n            current.append(c);\n            depth += c == '(' ? 1 : -1;\n            if (depth == 0) { groups.add(current.toString()); current.setLength(0); }\n        }\n        return groups;\n",
+      wrong:
+        'import java.util.*;\nclass Main {\n    public static ArrayList<String> separateParenGroups(String s) {\n        return new ArrayList<>(Arrays.asList(s.split(" ")));\n',
+    },
+  },
+};
+
+const LANGUAGES = Object.keys(SOLUTIONS);
+const task = (language: string, problem: Problem) => ({
+  name: `conformance-${language}-${problem.name}`,
+  language,
+});
+const { episode, watched } = useRewardSessions(
+  LANGUAGES.flatMap((language) =>
+    PROBLEMS.map((problem) => ({
+      ...task(language, problem),
+      prompt: `Write ${problem.name}.`,
+      session_mode: 'fresh',
+      tests: [{ name: 'test', code: multiplETest(language, problem) }],
+      // The JVM reserves a quarter of the machine's memory for its heap at start.
+      ...(language === 'java' ? { memory_limit_mb: -1 } : {}),
+    })),
+  ),
+);
+
+describe('split assert tests on MultiPL-E problems', { timeout: 240_000 }, () => {
+  it.each(
+    LANGUAGES.flatMap((language) => PROBLEMS.map((problem) => [language, problem.name, problem] as const)),
+  )(
+    '%s %s: the right solution scores 1 and the wrong one 0, judged by the host',
+    async (language, name, problem) => {
+      const solutions = SOLUTIONS[language]?.[name];
+      if (solutions === undefined) throw new Error(`no solutions for ${language} ${name}`);
+      const [right, wrong] = await watched(() =>
+        Promise.all([
+          episode(task(language, problem), [solutions.right]),
+          episode(task(language, problem), [solutions.wrong]),
+        ]),
+      );
+      expect(right.reward, JSON.stringify(right.detail)).toMatchObject({ reward: 1 });
+      expect(wrong.reward, JSON.stringify(wrong.detail)).toMatchObject({ reward: 0 });
+      expect(wrong.detail[0]).toMatchObject({ passed: false, status: 'wrong_answer' });
+      for (const run of [right, wrong]) expect(run.detail[0]).not.toHaveProperty('trusted');
+    },
+  );
+});
