@@ -11,6 +11,8 @@ import { writeFiles, writeWorkdirFile } from './workdir-files';
 
 /** A zygote that has not forked the run after this long is stuck: it is killed and the run goes cold. */
 const START_GUARD_MS = 10_000;
+/** A zygote that has not reported a run it was told to end after this long is stuck: it is killed too. */
+const END_GUARD_MS = 10_000;
 /** setTimeout's largest delay; longer timeouts are clamped to it (about 24.8 days). */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -23,8 +25,9 @@ export function forkable(request: RunCodeRequest): boolean {
  * Runs a forkable `/run_code` request (see {@link forkable}) in a run forked from an idle zygote, and answers as
  * the cold path does. Resolves undefined when no zygote is idle, or when the zygote died before the program
  * started: the caller then runs the request cold, so a zygote's crash never fails a request. Once the program
- * has started, the zygote's death ends the run as a killed one (137). A run that overruns its timeout, or is
- * aborted, kills its whole zygote (which is then replaced).
+ * has started, the zygote's death ends the run as a killed one (137). A run that overruns its timeout is killed
+ * alone (its init, and with it every process of its pid namespace), and its zygote forks the next run; an
+ * aborted run kills its whole zygote (which is then replaced), as does a timeout without a run cgroup.
  */
 export async function runForked(
   request: RunCodeRequest,
@@ -69,6 +72,17 @@ async function forkRun(
     cgroup?.killAll();
     sandbox.kill();
   };
+  let init: number | undefined;
+  // The init's pid is known to be the run's while it is in the run's cgroup (not reaped, so not reused).
+  const endRun = () => {
+    if (init === undefined || !cgroup?.processes().includes(init)) return kill();
+    try {
+      process.kill(init, 'SIGKILL');
+    } catch {
+      // It ended meanwhile; the zygote reports that.
+    }
+    arm(END_GUARD_MS, kill);
+  };
   signal?.addEventListener('abort', kill, { once: true });
   const stdio = new RunStdio(workdir.tmp, request.stdin, sandbox.outputs[1].limit);
   try {
@@ -82,7 +96,8 @@ async function forkRun(
     if (started === undefined) return undefined;
     // The run's init (the zygote's one child) waits for this: from then on, all it does and forks is counted
     // and bounded in the run's own cgroup.
-    if (!joinCgroup(zygote)) {
+    init = joinCgroup(zygote);
+    if (init === undefined) {
       kill();
       return undefined;
     }
@@ -92,19 +107,18 @@ async function forkRun(
     arm(request.run_timeout * 1000, () => {
       run.timedOut = true;
       run.endedAt = performance.now();
-      kill();
+      endRun();
     });
     const ended = parseEvent(await sandbox.events.next(), 'ran', 2);
     clearTimeout(timer);
     if (ended === undefined) {
       // The zygote died under a running program (or said something else). That is the run's outcome, as a dead
       // driver is on the cold path (137, what it printed so far), never a second attempt: the program may have
-      // had a hand in it (its memory is charged to the zygote's cgroup, so the OOM killer may pick the zygote),
-      // and a re-run would give it a fresh seed and a second full timeout.
+      // had a hand in it, and a re-run would give it a fresh seed and a second full timeout.
       kill();
       run.endedAt ??= performance.now();
     } else {
-      run.endedAt = performance.now();
+      run.endedAt ??= performance.now();
       [run.status, run.ranTo] = ended;
     }
     stdio.close();
@@ -136,15 +150,18 @@ async function forkRun(
   }
 }
 
-/** Moves the run's init into the run's cgroup; false when the zygote has not exactly one child (it died). */
-function joinCgroup(zygote: Zygote): boolean {
-  const children = childrenOf(zygote.pid);
-  if (children.length !== 1) return false;
+/**
+ * Moves the run's init into the run's cgroup, and returns its host pid; undefined when the zygote has not
+ * exactly one child (it died), or the init died meanwhile.
+ */
+function joinCgroup(zygote: Zygote): number | undefined {
+  const [init, ...others] = childrenOf(zygote.pid);
+  if (init === undefined || others.length > 0) return undefined;
   try {
-    zygote.cgroup?.join(children[0] as number);
-    return true;
+    zygote.cgroup?.join(init);
+    return init;
   } catch {
-    return false; // The init died meanwhile.
+    return undefined;
   }
 }
 

@@ -151,17 +151,29 @@ describe('forked Python runs', () => {
     expect(second?.[2]).not.toBe(first?.[2]);
   });
 
-  it('are killed at their timeout with their zygote, which is replaced', async () => {
-    const { response } = await run('import time\nprint("started", flush=True)\ntime.sleep(30)', {
-      run_timeout: 0.5,
-    });
+  it('are killed alone at their timeout, all their processes with them, and their zygote forks the next run', async () => {
+    const seed = 'print(hash("fusebox"))';
+    const before = await run(seed);
+    const { response } = await run(
+      [
+        'import subprocess, time',
+        'subprocess.Popen(["sleep", "30"], start_new_session=True)',
+        'print("started", flush=True)',
+        'time.sleep(30)',
+      ].join('\n'),
+      { run_timeout: 0.5 },
+    );
     expect(response.run_result).toMatchObject({
       status: 'TimeLimitExceeded',
       return_code: null,
       stdout: 'started\n',
     });
-    const next = await run('print("next")');
-    expect(next.response.run_result?.stdout).toBe('next\n');
+    // The same zygote (its hash seed), and nothing of the killed run left: its detached sleep included.
+    const next = await run(
+      `${seed}\nimport os\nprint(sorted(p for p in os.listdir("/proc") if p.isdigit()))`,
+    );
+    expect(next.response.run_result?.stdout).toBe(`${before.response.run_result?.stdout}['1', '2']\n`);
+    expect(readdirSync('/proc').filter((pid) => isSleep30(pid))).toEqual([]);
   });
 
   it('survive a killed zygote: before a run, the run goes cold; during one, it ends killed, never re-run', async () => {
@@ -188,6 +200,18 @@ describe('forked Python runs', () => {
     expect(next.response).toMatchObject({ status: 'Success', run_result: { stdout: 'next\n' } });
   });
 });
+
+/** A `sleep 30` started by this process's runs. */
+function isSleep30(pid: string): boolean {
+  try {
+    return (
+      readFileSync(`/proc/${pid}/cmdline`, 'utf8') === 'sleep\x0030\x00' &&
+      descendsFrom(Number(pid), process.pid)
+    );
+  } catch {
+    return false;
+  }
+}
 
 /** Where process `pid`'s cgroup of `controller` is on the host. */
 function cgroupDir(pid: number, controller: string): string {
