@@ -4,43 +4,8 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTRPC } from '~/trpc/client';
 import { type BrowserParams, sampleFilter } from './browser-params';
+import { type ExportFormat as Format, serialise } from './export-format';
 import type { ExportedSample } from './types';
-
-type Format = 'jsonl' | 'csv';
-
-/** A CSV field, quoted when it must be (RFC 4180: quotes doubled). */
-function csvField(value: unknown): string {
-  const text =
-    value === null || value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
-/**
- * JSONL keeps verl's own line shape (extras back at the top level), so an export can be imported again; CSV has
- * one column per extra field the exported samples carry.
- */
-function serialise(samples: ExportedSample[], format: Format): string {
-  if (format === 'jsonl') {
-    return samples.map(({ extras, ...sample }) => `${JSON.stringify({ ...sample, ...extras })}\n`).join('');
-  }
-  const extraNames = [...new Set(samples.flatMap((sample) => Object.keys(sample.extras)))];
-  const header = ['step', 'line', 'request_id', 'score', 'gts', ...extraNames, 'input', 'output'];
-  const rows = samples.map((sample) =>
-    [
-      sample.step,
-      sample.line,
-      sample.request_id,
-      sample.score,
-      sample.gts,
-      ...extraNames.map((name) => sample.extras[name]),
-      sample.input,
-      sample.output,
-    ]
-      .map(csvField)
-      .join(','),
-  );
-  return `${[header.join(','), ...rows].join('\r\n')}\r\n`;
-}
 
 /** Downloads the step's samples under the current filters and sort, whole, as JSONL or CSV. */
 export function ExportSamples({
