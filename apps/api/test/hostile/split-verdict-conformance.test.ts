@@ -39,24 +39,27 @@ const PROBLEMS: Problem[] = [
 
 const float = (x: number) => (Number.isInteger(x) ? x.toFixed(1) : String(x));
 const javascriptValue = (value: unknown): string => JSON.stringify(value);
-const cppValue = (value: unknown): string => {
-  if (typeof value === 'boolean') return String(value);
-  if (typeof value === 'number') return `${float(value)}f`;
-  if (typeof value === 'string') return JSON.stringify(value);
-  const items = value as unknown[];
-  return typeof items[0] === 'string'
-    ? `(std::vector<std::string>({${items.map((item) => `(std::string)${JSON.stringify(item)}`).join(', ')}}))`
-    : `(std::vector<float>({${items.map((item) => `(float)${float(item as number)}f`).join(', ')}}))`;
-};
-const javaValue = (value: unknown): string => {
-  if (typeof value === 'boolean') return String(value);
-  if (typeof value === 'number') return `${float(value)}f`;
-  if (typeof value === 'string') return JSON.stringify(value);
-  const items = value as unknown[];
-  return typeof items[0] === 'string'
-    ? `(new ArrayList<String>(Arrays.asList(${items.map((item) => `(String)${JSON.stringify(item)}`).join(', ')})))`
-    : `(new ArrayList<Float>(Arrays.asList(${items.map((item) => `(float)${float(item as number)}f`).join(', ')})))`;
-};
+/** A literal of a typed language: booleans and strings as written, floats with an f, a list by `list`. */
+const typedValue =
+  (list: (items: unknown[], cast: (item: unknown) => string, strings: boolean) => string) =>
+  (value: unknown): string => {
+    if (typeof value === 'boolean') return String(value);
+    if (typeof value === 'number') return `${float(value)}f`;
+    if (typeof value === 'string') return JSON.stringify(value);
+    const items = value as unknown[];
+    const strings = typeof items[0] === 'string';
+    const cast = (item: unknown) =>
+      strings ? `(String)${JSON.stringify(item)}` : `(float)${float(item as number)}f`;
+    return list(items, cast, strings);
+  };
+const cppValue = typedValue(
+  (items, cast, strings) =>
+    `(std::vector<${strings ? 'std::string' : 'float'}>({${items.map((item) => cast(item).replace('(String)', '(std::string)')).join(', ')}}))`,
+);
+const javaValue = typedValue(
+  (items, cast, strings) =>
+    `(new ArrayList<${strings ? 'String' : 'Float'}>(Arrays.asList(${items.map(cast).join(', ')})))`,
+);
 const camel = (name: string) => name.replaceAll(/_(\w)/g, (_, letter: string) => letter.toUpperCase());
 
 /** MultiPL-E's test of a problem in a language, from the Python test's cases. */
