@@ -264,6 +264,52 @@ describe('the dataset API (SandboxFusion shapes) over Fusebox tasks', () => {
     expect(provided).toMatchObject({ id: 'HumanEval/1', accepted: true });
   });
 
+  it('serves prompts from rows a request brings in provided_data, as SandboxFusion does', async () => {
+    const rows = [
+      {
+        id: 7,
+        content: 'Write double(n).',
+        labels: { programming_language: 'python' },
+        test: { code: 'assert double(2) == 4' },
+      },
+      {
+        id: 'triple',
+        content: 'Write triple(n).',
+        labels: { programming_language: 'python' },
+        test: { code: 'assert triple(2) == 6' },
+      },
+    ];
+    // The dataset needs no import: the rows are the dataset.
+    const config = { provided_data: rows };
+    expect(await client.listIds({ dataset: 'my_eval', config })).toEqual([7, 'triple']);
+    const prompts = await client.getPrompts({ dataset: 'my_eval', config });
+    expect(prompts.map((entry) => entry.prompt)).toEqual(['Write double(n).', 'Write triple(n).']);
+    const one = await client.getPromptById({
+      dataset: 'my_eval',
+      id: 'triple',
+      config: { provided_data: rows[1] },
+    });
+    expect(one).toMatchObject({
+      id: 'triple',
+      prompt: 'Write triple(n).',
+      labels: { programming_language: 'python' },
+    });
+    const post = async (path: string, body: object) => {
+      const response = await app.inject({ method: 'POST', url: path, payload: body });
+      return { status: response.statusCode, detail: response.json<{ detail: unknown }>().detail };
+    };
+    expect(await post('/get_prompts', { dataset: 'my_eval', config: { provided_data: rows[0] } })).toEqual({
+      status: 400,
+      detail: 'config.provided_data: expected a list of rows for /get_prompts',
+    });
+    const bad = await post('/list_ids', {
+      dataset: 'my_eval',
+      config: { provided_data: [rows[0], { id: 3 }] },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.detail).toMatch(/^config\.provided_data\[1\]: /);
+  });
+
   it('refuses config it cannot honour with a 400 naming the field', async () => {
     const submit = async (config: object, dataset = 'autoeval', id: number | string = 11) => {
       const response = await app.inject({

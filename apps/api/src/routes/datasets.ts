@@ -4,6 +4,7 @@ import type { PrismaClient } from '@fusebox/db/client';
 import {
   type EvalResult,
   type ProblemId,
+  type GetPromptsRequest,
   type Prompt,
   type SubmitRequest,
   getMetricsFunctionRequestSchema,
@@ -41,10 +42,21 @@ export function registerDatasetRoutes(
 
   scope.get('/list_datasets', async (_request, reply) => sendJson(reply, 200, await tasks.datasets()));
 
+  /** A page of a dataset's problems, or the rows `config.provided_data` brings instead (SandboxFusion's rule). */
+  const problems = async (
+    reply: FastifyReply,
+    body: GetPromptsRequest,
+    route: '/list_ids' | '/get_prompts',
+  ): Promise<ProblemRow[] | undefined> => {
+    if (body.config.provided_data !== null) return providedProblems(reply, body.dataset, body.config, route);
+    if (!(await tasks.known(reply, body.dataset))) return undefined;
+    return tasks.page(body.dataset, body.offset, body.limit);
+  };
+
   scope.post('/list_ids', async (request, reply) => {
     const body = parseBody(reply, getPromptsRequestSchema, request.body, []);
-    if (body === undefined || !(await tasks.known(reply, body.dataset))) return reply;
-    const page = await tasks.page(body.dataset, body.offset, body.limit);
+    const page = body && (await problems(reply, body, '/list_ids'));
+    if (page === undefined) return reply;
     return sendJson(
       reply,
       200,
@@ -54,8 +66,8 @@ export function registerDatasetRoutes(
 
   scope.post('/get_prompts', async (request, reply) => {
     const body = parseBody(reply, getPromptsRequestSchema, request.body, []);
-    if (body === undefined || !(await tasks.known(reply, body.dataset))) return reply;
-    const page = await tasks.page(body.dataset, body.offset, body.limit);
+    const page = body && (await problems(reply, body, '/get_prompts'));
+    if (body === undefined || page === undefined) return reply;
     return sendJson(
       reply,
       200,
@@ -66,7 +78,10 @@ export function registerDatasetRoutes(
   scope.post('/get_prompt_by_id', async (request, reply) => {
     const body = parseBody(reply, getPromptByIdRequestSchema, request.body, []);
     if (body === undefined) return reply;
-    const task = await tasks.problem(reply, body.dataset, body.id);
+    const task =
+      body.config.provided_data === null
+        ? await tasks.problem(reply, body.dataset, body.id)
+        : providedProblems(reply, body.dataset, body.config, '/get_prompt_by_id')?.[0];
     return task === undefined ? reply : sendJson(reply, 200, prompt(task, body.config));
   });
 
@@ -77,7 +92,7 @@ export function registerDatasetRoutes(
       body.config.provided_data === null
         ? await tasks.problem(reply, body.dataset, body.id)
         : (await tasks.unstored(reply, body.dataset, body.id))
-          ? providedProblem(reply, body.dataset, body.config)
+          ? providedProblems(reply, body.dataset, body.config, '/submit')?.[0]
           : undefined;
     if (problem === undefined) return reply;
     const task = storedTask(problem);
@@ -204,30 +219,40 @@ class DatasetTasks {
 }
 
 /**
- * The problem of a submission that carries its row in `config.provided_data`, as SandboxFusion reads it there
- * instead of its database: parsed in the dataset's format (or `config.dataset_type`'s, else recognised by its
- * shape), as `fusebox tasks import` would store it. Answers 400 naming what is wrong with the row.
+ * The problems a request carries in `config.provided_data`, as SandboxFusion reads them there instead of its
+ * database: one row (an object) for `/get_prompt_by_id` and `/submit`, a list of rows for `/list_ids` and
+ * `/get_prompts` (not paged, as there). Each is parsed in the dataset's format (or `config.dataset_type`'s, else
+ * recognised by its shape) as `fusebox tasks import` would store it. Answers 400 naming what is wrong.
  */
-function providedProblem(
+function providedProblems(
   reply: FastifyReply,
   dataset: string,
   config: SubmitRequest['config'],
-): ProblemRow | undefined {
-  const row = config.provided_data;
-  if (row === null || Array.isArray(row)) {
-    // SandboxFusion's answer too: a list is what /get_prompts takes, one row is what /submit takes.
-    sendJson(reply, 400, { detail: 'config.provided_data: expected one row (an object) for /submit' });
+  route: '/list_ids' | '/get_prompts' | '/get_prompt_by_id' | '/submit',
+): ProblemRow[] | undefined {
+  const provided = config.provided_data;
+  const many = route === '/list_ids' || route === '/get_prompts';
+  if (provided === null || Array.isArray(provided) !== many) {
+    // SandboxFusion refuses the other shape with a 400 too.
+    const expected = many ? 'a list of rows' : 'one row (an object)';
+    sendJson(reply, 400, { detail: `config.provided_data: expected ${expected} for ${route}` });
     return undefined;
   }
   const format: TaskFormat = TASK_FORMATS.includes(dataset as TaskFormat)
     ? (dataset as TaskFormat)
     : (DATASET_TYPES[config.dataset_type ?? ''] ?? 'auto');
-  const parsed = parseTaskLine(JSON.stringify(row), { format, source: 'fusebox' });
-  if (!parsed.ok) {
-    sendJson(reply, 400, { detail: `config.provided_data: ${parsed.problem}` });
-    return undefined;
+  const rows = Array.isArray(provided) ? provided : [provided];
+  const problems: ProblemRow[] = [];
+  for (const [index, row] of rows.entries()) {
+    const parsed = parseTaskLine(JSON.stringify(row), { format, source: 'fusebox' });
+    if (!parsed.ok) {
+      const field = many ? `config.provided_data[${index}]` : 'config.provided_data';
+      sendJson(reply, 400, { detail: `${field}: ${parsed.problem}` });
+      return undefined;
+    }
+    problems.push(parsed.task);
   }
-  return parsed.task;
+  return problems;
 }
 
 /** The sandbox a submission's runs go through, with its compile timeout (the task has only a run timeout). */
