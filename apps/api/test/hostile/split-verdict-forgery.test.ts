@@ -56,6 +56,11 @@ const nodeForgeries = (typed: boolean): Forgery[] => {
       solution: `JSON.stringify = () => '{"value":987654320}';\n${signature} { return 0; }`,
     },
     {
+      // The host compares it: node's own assert spent 400-800 ms of the event loop describing such a value.
+      name: 'returns a million strings to stall the host that compares them',
+      solution: `${signature} { return n === 7 ? new Array(1e6).fill('xxxxxxxxxx') : new Array(40000).fill('xxxxxxxxxx'); }`,
+    },
+    {
       name: 'patches Function.prototype.call to rewrite what the reporter writes',
       solution: `const call = Function.prototype.call;
 Function.prototype.call = function (self, text, ...rest) {
