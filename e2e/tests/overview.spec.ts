@@ -68,3 +68,26 @@ test('the in-flight count rises while executions run and falls when they finish,
   await expect(page.getByRole('img', { name: /run_code: in flight and waiting/ })).toBeVisible();
   await saveScreenshot(page, 'overview');
 });
+
+test("a run killed at the memory cap counts as out of memory, the model's doing", async ({
+  page,
+  request,
+}) => {
+  await page.goto('/');
+  await expect(page.getByText('● live')).toBeVisible();
+  // No limit of its own (memory_limit_MB -1): the server's cgroup cap (2 GiB by default) is what stops it.
+  const hog = {
+    code: 'chunks = []\nwhile True:\n    chunks.append(bytearray(64 << 20))\n    for i in range(0, 64 << 20, 4096):\n        chunks[-1][i] = 1',
+    language: 'python',
+    memory_limit_MB: -1,
+    run_timeout: 60,
+  };
+  const answer = (await (
+    await request.post(`${API_URL}/run_code`, { data: hog, timeout: 90_000 })
+  ).json()) as {
+    status: string;
+    run_result: { status: string; return_code: number };
+  };
+  expect(answer).toMatchObject({ status: 'Failed', run_result: { status: 'Finished', return_code: 137 } });
+  await expect(page.getByTestId('errors-executor')).toContainText('OutOfMemory 1', { timeout: 30_000 });
+});

@@ -171,4 +171,28 @@ describe('the overview router', () => {
     expect(during.length).toBeGreaterThan(0);
     expect(Math.max(...during.map((point) => point.inFlight))).toBe(1);
   });
+
+  it('counts a run the kernel killed (exit 137, not a time limit) as out of memory, on its own key', async () => {
+    const at = (seconds: number) => new Date(Date.now() - 50_000 + seconds * 1000);
+    const failed = (returnCode: number, runStatus: string) => ({
+      source: 'run_code',
+      language: 'python',
+      code: 'x',
+      limiterKey: 'mem',
+      status: 'Failed',
+      runStatus,
+      returnCode,
+      requestedAt: at(37),
+      acquiredAt: at(37),
+      finishedAt: at(38),
+      runMs: 900,
+    });
+    await services.prisma.execution.createMany({
+      data: [failed(137, 'Finished'), failed(1, 'Finished'), failed(137, 'TimeLimitExceeded')],
+    });
+    const history = await caller.overview.history({ minutes: 2, bucketSeconds: 5 });
+    const mem = history.keys.find((key) => key.key === 'mem')!;
+    expect(mem.statuses).toEqual({ Failed: 3 });
+    expect(mem.outcomes).toEqual({ OutOfMemory: 1, Failed: 1, Timeout: 1 });
+  });
 });

@@ -36,8 +36,9 @@ export interface KeyHistory {
 }
 
 /**
- * Why an execution ended as it did, for the overview's error split: the model's code failing (`Failed`) or
- * running out of time (`Timeout`) is the model's doing; `SandboxError` and `Error` are the infrastructure's;
+ * Why an execution ended as it did, for the overview's error split: the model's code failing (`Failed`),
+ * running out of time (`Timeout`) or being killed by the kernel at the sandbox's memory cap (`OutOfMemory`) is
+ * the model's doing; `SandboxError` and `Error` are the infrastructure's;
  * `Refused` (a 4xx/5xx before running, 429s among them) and `Abandoned` (its client went away) are requests
  * that never got an answer.
  */
@@ -45,6 +46,7 @@ export const OUTCOMES = [
   'Success',
   'Failed',
   'Timeout',
+  'OutOfMemory',
   'SandboxError',
   'Error',
   'Refused',
@@ -93,9 +95,17 @@ function keyedExecutions(where: Prisma.Sql): Prisma.Sql {
 const PERMIT_MS = Prisma.sql`LATERAL (
   SELECT coalesce(extract(epoch FROM e."acquired_at" - e."requested_at") * 1000, 0)::float8 AS "permit_ms") p`;
 
-/** An execution's `Outcome`: a Failed run or compile that hit its time limit is a Timeout. */
+/** Exit code of a program ended by SIGKILL: what the memory cgroup's OOM killer sends at the sandbox's cap. */
+const SIGKILL_EXIT = 137;
+
+/**
+ * An execution's `Outcome`: a Failed run or compile that hit its time limit is a Timeout; a Failed run that
+ * the kernel killed otherwise (exit 137) is OutOfMemory, as the memory cap ends a run. The program can also
+ * kill itself with SIGKILL and be counted here: the split tells an engineer where to look, it rewards nothing.
+ */
 const OUTCOME = Prisma.sql`CASE WHEN e."status" = 'Failed'
     AND 'TimeLimitExceeded' IN (coalesce(e."run_status", ''), coalesce(e."compile_status", '')) THEN 'Timeout'
+  WHEN e."status" = 'Failed' AND e."return_code" = ${SIGKILL_EXIT} THEN 'OutOfMemory'
   ELSE e."status" END`;
 
 function tally(entries: [string, number][]): Record<string, number> {

@@ -6,8 +6,9 @@ type Outcome = keyof KeyHistory['outcomes'];
 const GROUPS: { label: string; title: string; outcomes: Outcome[] }[] = [
   {
     label: 'model',
-    title: "the model's code failed or ran out of time: the reward's business, not the sandbox's",
-    outcomes: ['Failed', 'Timeout'],
+    title:
+      "the model's code failed, ran out of time, or was killed at the memory cap (exit 137): the reward's business, not the sandbox's",
+    outcomes: ['Failed', 'Timeout', 'OutOfMemory'],
   },
   {
     label: 'infrastructure',
