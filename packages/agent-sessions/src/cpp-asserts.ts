@@ -48,6 +48,7 @@ const REFUSED = new Set([
   'throw',
   'exit',
   '_Exit',
+  '_exit',
   'quick_exit',
   'abort',
   'terminate',
