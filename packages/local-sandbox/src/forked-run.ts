@@ -96,7 +96,7 @@ async function forkRun(
     if (started === undefined) return undefined;
     // The run's init (the zygote's one child) waits for this: from then on, all it does and forks is counted
     // and bounded in the run's own cgroup.
-    init = joinCgroup(zygote);
+    init = await joinCgroup(zygote);
     if (init === undefined) {
       kill();
       return undefined;
@@ -154,11 +154,11 @@ async function forkRun(
  * Moves the run's init into the run's cgroup, and returns its host pid; undefined when the zygote has not
  * exactly one child (it died), or the init died meanwhile.
  */
-function joinCgroup(zygote: Zygote): number | undefined {
+async function joinCgroup(zygote: Zygote): Promise<number | undefined> {
   const [init, ...others] = childrenOf(zygote.pid);
   if (init === undefined || others.length > 0) return undefined;
   try {
-    zygote.cgroup?.join(init);
+    await zygote.cgroup?.join(init);
     return init;
   } catch {
     return undefined;
