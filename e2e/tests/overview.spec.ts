@@ -90,4 +90,8 @@ test("a run killed at the memory cap counts as out of memory, the model's doing"
   };
   expect(answer).toMatchObject({ status: 'Failed', run_result: { status: 'Finished', return_code: 137 } });
   await expect(page.getByTestId('errors-executor')).toContainText('OutOfMemory 1', { timeout: 30_000 });
+  await page.goto('/executions?status=OutOfMemory');
+  const rows = page.getByRole('list', { name: 'executions' }).getByRole('listitem');
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first()).toContainText('Failed · out of memory');
 });

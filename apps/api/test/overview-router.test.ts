@@ -194,5 +194,10 @@ describe('the overview router', () => {
     const mem = history.keys.find((key) => key.key === 'mem')!;
     expect(mem.statuses).toEqual({ Failed: 3 });
     expect(mem.outcomes).toEqual({ OutOfMemory: 1, Failed: 1, Timeout: 1 });
+    // The executions list filters the same ones.
+    const listed = await caller.executions.list({ status: 'OutOfMemory' });
+    expect(listed.items.map((item) => [item.limiterKey, item.returnCode, item.runStatus])).toEqual([
+      ['mem', 137, 'Finished'],
+    ]);
   });
 });

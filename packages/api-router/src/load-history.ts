@@ -96,7 +96,7 @@ const PERMIT_MS = Prisma.sql`LATERAL (
   SELECT coalesce(extract(epoch FROM e."acquired_at" - e."requested_at") * 1000, 0)::float8 AS "permit_ms") p`;
 
 /** Exit code of a program ended by SIGKILL: what the memory cgroup's OOM killer sends at the sandbox's cap. */
-const SIGKILL_EXIT = 137;
+export const SIGKILL_EXIT = 137;
 
 /**
  * An execution's `Outcome`: a Failed run or compile that hit its time limit is a Timeout; a Failed run that

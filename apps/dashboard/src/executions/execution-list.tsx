@@ -26,7 +26,12 @@ const STATUSES = [
   'Refused',
   'Abandoned',
   'Error',
+  /** Failed runs the kernel killed at the memory cap (exit 137, no time limit). */
+  'OutOfMemory',
 ] as const satisfies readonly ListStatus[];
+
+const outOfMemory = (item: { status: string; returnCode: number | null; runStatus: string | null }) =>
+  item.status === 'Failed' && item.returnCode === 137 && item.runStatus !== 'TimeLimitExceeded';
 
 /** `datetime-local` inputs speak local time without a zone; the URL keeps that text. */
 function toMs(local: string | null): number | undefined {
@@ -124,7 +129,9 @@ export function ExecutionList({ api }: { api: ApiAddress }) {
               <span>{item.source}</span>
               <span>{item.language}</span>
               <span>
-                <span className={`badge ${item.status === 'Success' ? 'ok' : 'error'}`}>{item.status}</span>
+                <span className={`badge ${item.status === 'Success' ? 'ok' : 'error'}`}>
+                  {outOfMemory(item) ? 'Failed · out of memory' : item.status}
+                </span>
               </span>
               <span>{formatMs(item.runMs === null ? null : item.runMs + (item.compileMs ?? 0))}</span>
               <span>{formatMs(item.queueWaitMs)}</span>

@@ -2,6 +2,7 @@ import { TRPCError, type TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { MAX_EPOCH_MS, epochMs } from '@fusebox/db/bounded-numbers';
 import { publicProcedure } from '../init';
+import { SIGKILL_EXIT } from '../load-history';
 import { toolCallExecutions, toolCallInput } from '../tool-call-executions';
 
 /** Tool calls looked up at once: more than one sample's worth. */
@@ -12,9 +13,19 @@ const MAX_TOOL_CALLS = 100;
  * Refused, Abandoned or Error (see the `execution` model).
  */
 const STATUSES = ['Success', 'Failed', 'SandboxError', 'Refused', 'Abandoned', 'Error'] as const;
+/**
+ * Not a stored status: the Failed runs the kernel killed without a time limit (exit 137), as the memory cap
+ * ends a run; the overview's error split counts the same ones.
+ */
+const OUT_OF_MEMORY = 'OutOfMemory';
+const OUT_OF_MEMORY_WHERE = {
+  status: 'Failed',
+  returnCode: SIGKILL_EXIT,
+  OR: [{ runStatus: null }, { runStatus: { not: 'TimeLimitExceeded' } }],
+};
 
 const listInput = z.object({
-  status: z.enum(STATUSES).optional(),
+  status: z.enum([...STATUSES, OUT_OF_MEMORY]).optional(),
   language: z.string().min(1).max(40).optional(),
   /** Requested at or after, ms since the epoch. */
   from: epochMs().optional(),
@@ -40,7 +51,11 @@ export const executionsRouter = {
     const cursorAt = cursorMs ? new Date(Number(cursorMs)) : undefined;
     const rows = await ctx.prisma.execution.findMany({
       where: {
-        ...(input.status ? { status: input.status } : {}),
+        ...(input.status === OUT_OF_MEMORY
+          ? OUT_OF_MEMORY_WHERE
+          : input.status
+            ? { status: input.status }
+            : {}),
         ...(input.language ? { language: input.language } : {}),
         ...(input.sessionId ? { sessionId: input.sessionId } : {}),
         requestedAt: {
