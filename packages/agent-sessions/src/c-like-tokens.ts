@@ -37,3 +37,38 @@ export function topLevel(tokens: readonly Token[], operators: readonly string[])
   }
   return found;
 }
+
+/** Whether the tokens are one bracketed group: `( … )` whose first parenthesis closes at the end. */
+export function enclosed(tokens: readonly Token[]): boolean {
+  if (tokens[0]?.text !== '(' || tokens.at(-1)?.text !== ')') return false;
+  let depth = 0;
+  for (const [index, { text }] of tokens.entries()) {
+    if ('([{'.includes(text)) depth++;
+    else if (')]}'.includes(text) && --depth === 0) return index === tokens.length - 1;
+  }
+  return false;
+}
+
+/**
+ * Whether an assert's actual side is exactly one call of the code under test on literal arguments
+ * (`candidate((std::vector<long>({1})), (2))`, `Problem.f("a")`): a name, names joined by `separator`, then
+ * one argument list in which `isLiteral` accepts every argument. Anything else (`std::abs(f(x) - 2.5) < 1e-6`,
+ * `f(x).contains("a")`) would carry the test's own comparison, and its expected literals, into the model's
+ * process, where its result is the model's to print.
+ */
+export function callOnLiterals(
+  tokens: readonly Token[],
+  separator: string,
+  isLiteral: (tokens: readonly Token[]) => boolean,
+): boolean {
+  let call = tokens;
+  while (enclosed(call)) call = call.slice(1, -1);
+  const name = /^[A-Za-z_$][\w$]*$/;
+  if (!name.test(call[0]?.text ?? '')) return false;
+  let open = 1;
+  while (call[open]?.text === separator && name.test(call[open + 1]?.text ?? '')) open += 2;
+  const rest = call.slice(open);
+  if (!enclosed(rest)) return false;
+  const args = rest.slice(1, -1);
+  return args.length === 0 || isLiteral(args);
+}

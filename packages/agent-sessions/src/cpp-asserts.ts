@@ -1,5 +1,5 @@
 import { type AssertStatement, assertStatements, statementPlace, withReports } from './assert-statements';
-import { type Token, topLevel } from './c-like-tokens';
+import { type Token, callOnLiterals, topLevel } from './c-like-tokens';
 import type { Check, SplitTest } from './split-test';
 
 /**
@@ -129,9 +129,7 @@ function siteAt(code: string, tokens: readonly Token[], at: number): CppSite | u
   if (operators.length === 0) {
     const negated = inner[0]?.text === '!';
     const operand = inner.slice(negated ? 1 : 0);
-    if (operand.length === 0 || isLiteral(operand)) return undefined;
-    // `!x` is the negation of all of x only when x is one parenthesised or call-like term; otherwise refuse.
-    if (negated && !singleTerm(operand)) return undefined;
+    if (!callOnLiterals(operand, '::', isLiteral)) return undefined;
     return {
       ...base,
       check: negated ? 'falsy' : 'truthy',
@@ -147,6 +145,7 @@ function siteAt(code: string, tokens: readonly Token[], at: number): CppSite | u
   if (left.length === 0 || right.length === 0) return undefined;
   const leftLiteral = isLiteral(left);
   if (leftLiteral === isLiteral(right)) return undefined;
+  if (!callOnLiterals(leftLiteral ? right : left, '::', isLiteral)) return undefined;
   const leftText = text(0, left.length - 1);
   const rightText = text(left.length + 1, inner.length - 1);
   return {
@@ -164,18 +163,6 @@ function isLiteral(tokens: readonly Token[]): boolean {
       ? LITERAL_NAMES.has(text)
       : !['=', '++', '--', '+=', '-=', '->', '.', '&', '*', '['].includes(text),
   );
-}
-
-/** One term: an identifier path followed by calls, or one parenthesised group. */
-function singleTerm(tokens: readonly Token[]): boolean {
-  let depth = 0;
-  for (const [index, token] of tokens.entries()) {
-    if ('([{'.includes(token.text)) depth++;
-    else if (')]}'.includes(token.text)) depth--;
-    else if (depth === 0 && !/^[A-Za-z_]\w*$/.test(token.text) && token.text !== '::' && index > 0)
-      return false;
-  }
-  return true;
 }
 
 function holds(site: CppSite, actual: string, expected: string | undefined): Check {

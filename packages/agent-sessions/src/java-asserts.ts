@@ -1,5 +1,5 @@
 import { type AssertStatement, assertStatements, statementPlace, withReports } from './assert-statements';
-import { type Token, topLevel } from './c-like-tokens';
+import { type Token, callOnLiterals, enclosed, topLevel } from './c-like-tokens';
 import type { Check, SplitTest } from './split-test';
 
 /**
@@ -142,8 +142,7 @@ function siteAt(code: string, tokens: readonly Token[], at: number): JavaSite | 
   const equals = equalsCall(term);
   if (equals !== undefined)
     return split(base, equals.receiver, equals.argument, negated ? 'notEquals' : 'equals', text);
-  if (term.length === 0 || isLiteral(term) || (negated && !enclosed(term) && !callChain(term)))
-    return undefined;
+  if (!callOnLiterals(term, '.', isLiteral)) return undefined;
   return { ...base, check: negated ? 'falsy' : 'truthy', actual: text(term), expected: 'true' };
 }
 
@@ -157,6 +156,7 @@ function split(
   if (left.length === 0 || right.length === 0) return undefined;
   const leftLiteral = isLiteral(left);
   if (leftLiteral === isLiteral(right)) return undefined;
+  if (!callOnLiterals(leftLiteral ? right : left, '.', isLiteral)) return undefined;
   // `E.equals(x)` is `x.equals(E)` for these value types; `==` is symmetric.
   return {
     ...base,
@@ -180,28 +180,6 @@ function equalsCall(term: readonly Token[]): { receiver: Token[]; argument: Toke
   const argument = term.slice(open + 1, -1);
   if (topLevel(argument, [',']).length > 0) return undefined;
   return { receiver: term.slice(0, open - 2), argument };
-}
-
-/** Whether the tokens are one bracketed group: `( … )` whose first parenthesis closes at the end. */
-function enclosed(tokens: readonly Token[]): boolean {
-  if (tokens[0]?.text !== '(' || tokens.at(-1)?.text !== ')') return false;
-  let depth = 0;
-  for (const [index, { text }] of tokens.entries()) {
-    if ('([{'.includes(text)) depth++;
-    else if (')]}'.includes(text) && --depth === 0) return index === tokens.length - 1;
-  }
-  return false;
-}
-
-/** A name, dotted names and calls only (`a.b(c).d()`): what `!` negates as a whole. */
-function callChain(tokens: readonly Token[]): boolean {
-  let depth = 0;
-  for (const { text } of tokens) {
-    if (text === '(') depth++;
-    else if (text === ')') depth--;
-    else if (depth === 0 && text !== '.' && !/^[A-Za-z_$][\w$]*$/.test(text)) return false;
-  }
-  return true;
 }
 
 /** Whether tokens make an expected expression: literals and LITERAL_NAMES, nothing of the program's. */

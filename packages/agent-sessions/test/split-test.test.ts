@@ -83,6 +83,15 @@ describe('splitting assert tests', () => {
       ['java', 'public static void main(String[] a) {\n  assert f(2) == g(3);\n}'],
       ['java', 'public static void main(String[] a) {\n  assert f(2) == 3 || f(3) == 4;\n}'],
       ['java', 'public static void main(String[] a) {\n  assert f(2) == 3;\n  System.exit(0);\n}'],
+      // The actual side must be one call on literal arguments: else the test's own comparison (and its expected
+      // literal) would run in the model's process, which could just report it held.
+      ['cpp', 'int main() {\n  assert(std::abs(candidate(1) - 2.5) < 1e-6);\n}'],
+      ['cpp', 'int main() {\n  assert(candidate(1) < 5);\n}'],
+      ['cpp', 'int main() {\n  assert(!(candidate(1) == 3));\n}'],
+      ['cpp', 'int main() {\n  auto x = 1;\n  assert(candidate(x) == 3);\n}'],
+      ['java', 'public static void main(String[] a) {\n  assert(Math.abs(f(1) - 2.5) < 1e-6);\n}'],
+      ['java', 'public static void main(String[] a) {\n  assert(f(1).contains("a"));\n}'],
+      ['java', 'public static void main(String[] a) {\n  assert(f(1) > 3);\n}'],
       ['rust', 'fn main() {\n    assert_eq!(add(2, 3), 5);\n}'],
     ];
     for (const [language, test] of refused) expect(splitTest(language, test), test).toBeUndefined();
