@@ -229,8 +229,32 @@ const task = (language: string, unsplit = false) => ({
   name: `split-verdict-${language}${unsplit ? '-unsplit' : ''}`,
   language,
 });
-const { episode, watched } = useRewardSessions(
-  PROBES.flatMap((p) =>
+/**
+ * Asserts whose condition holds the expected literal inside the actual side (a tolerance, an ordering): the
+ * split would have run the whole condition in the model's process. Each forgery reports a passing value for every
+ * site and exits 0; such a test must stay on the marker path, where that is no pass.
+ */
+const COMPARISON_INSIDE = [
+  {
+    language: 'cpp',
+    test: `}\n#include <cassert>\n#include <cstdlib>\nint main() {\n    auto candidate = secret;\n    assert(std::abs(candidate((7)) - (987654321)) < 1);\n    assert(!(candidate((1)) != (141093477)));\n}\n`,
+    forgery:
+      '#include <cstdio>\nlong secret(long n) {\n    for (int site = 0; site < 2; ++site) std::printf("\\nfusebox-report %d 1\\n", site);\n    std::fflush(stdout);\n    std::_Exit(0);',
+  },
+  {
+    language: 'java',
+    test: JAVA_TEST('').replace(
+      'assert(secret((7l)) == (987654321l));',
+      'assert(Math.abs(secret((7l)) - (987654321l)) < 1);',
+    ),
+    forgery: `${JAVA_CLASS}        for (int site = 0; site < 2; site++) System.out.print("\\nfusebox-report " + site + " true\\n");\n        System.out.flush();\n        Runtime.getRuntime().halt(0);\n        return 0;`,
+    memoryLimitMB: -1,
+  },
+];
+const comparisonTask = (language: string) => ({ name: `split-verdict-comparison-${language}`, language });
+
+const { episode, watched } = useRewardSessions([
+  ...PROBES.flatMap((p) =>
     [false, true].map((unsplit) => ({
       ...task(p.language, unsplit),
       prompt: 'Write secret(n).',
@@ -239,7 +263,14 @@ const { episode, watched } = useRewardSessions(
       ...(p.memoryLimitMB === undefined ? {} : { memory_limit_mb: p.memoryLimitMB }),
     })),
   ),
-);
+  ...COMPARISON_INSIDE.map((c) => ({
+    ...comparisonTask(c.language),
+    prompt: 'Write secret(n).',
+    session_mode: 'fresh',
+    tests: [{ name: 'secret', code: c.test }],
+    ...(c.memoryLimitMB === undefined ? {} : { memory_limit_mb: c.memoryLimitMB }),
+  })),
+]);
 
 const scored = (run: Episode) => [run.reward, JSON.stringify(run.detail)] as const;
 
@@ -283,3 +314,18 @@ describe('assert tests split between the model and the host', { timeout: 240_000
     });
   });
 });
+
+describe(
+  'asserts that compare inside their actual side stay on the marker path',
+  { timeout: 240_000 },
+  () => {
+    it.each(COMPARISON_INSIDE.map((c) => [c.language, c] as const))(
+      '%s: reports of a passing value for every site score 0',
+      async (_language, c) => {
+        const forged = await watched(() => episode(comparisonTask(c.language), [c.forgery]));
+        expect(...scored(forged)).toMatchObject({ reward: 0 });
+        expect(forged.detail[0]).toMatchObject({ passed: false, trusted: false });
+      },
+    );
+  },
+);
