@@ -206,9 +206,18 @@ function holds(site: JavaScriptSite, reportText: string): Check {
   if (report === undefined) return { holds: false, why: 'the report is not one the test could have printed' };
   if ('threw' in report) return { holds: false, why: `threw ${report.threw}` };
   const actual = report.value;
-  return CHECKS[site.check](actual, site.expected)
+  return passes(site, actual)
     ? { holds: true }
     : { holds: false, why: `failed: ${site.actual} = ${describe(actual)}` };
+}
+
+/** A reported object may refuse conversion to a primitive (`==` then throws, as in node): that assert failed. */
+function passes(site: JavaScriptSite, actual: unknown): boolean {
+  try {
+    return CHECKS[site.check](actual, site.expected);
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -128,6 +128,17 @@ describe('splitting assert tests', () => {
     });
   });
 
+  it('fails, never throws, on a report object that no primitive conversion accepts', () => {
+    const split = splitTest(
+      'nodejs',
+      "const assert = require('assert');\nassert.equal(f(1), 1);\nassert(f(2) == 2);\nassert.notEqual(f(3), 3);\n",
+    );
+    const unconvertible = '{"value":{"obj":{"valueOf":1,"toString":1}}}';
+    for (const site of split?.sites ?? [])
+      expect(split?.holds(site, unconvertible, undefined)).toMatchObject({ holds: false });
+    expect(split?.sites).toHaveLength(3);
+  });
+
   it('judges a C++ report by the serialised text, and truth by the number', () => {
     const split = splitTest(
       'cpp',
