@@ -23,7 +23,8 @@ import { IsolationUnavailableError } from './errors/isolation-unavailable-error'
 import { SandboxFailureError } from './errors/sandbox-failure-error';
 import { kernelInterfaceArgs } from './kernel-interfaces';
 import { LineChannel } from './line-channel';
-import { OWNER_PREFIX, ownerGone } from './process-owner';
+import { removeOrphanDirectories } from './orphan-directories';
+import { OWNER_PREFIX } from './process-owner';
 import { processTree } from './process-tree';
 import { randomName } from './random-name';
 import { SandboxIdentities } from './sandbox-identities';
@@ -616,12 +617,4 @@ function captureOutputs(pipes: Record<number, Socket>, limit: number): SandboxOu
   for (const fd of [1, 2, 5, 6] as const)
     (pipes[fd] as Socket).on('data', (chunk: Buffer) => outputs[fd].push(chunk));
   return outputs;
-}
-
-/** Removes the temporary directories of executors whose process died without cleaning up. */
-function removeOrphanDirectories(): void {
-  for (const name of readdirSync(tmpdir())) {
-    if (ownerGone(name, 'fusebox-sandbox-') || ownerGone(name, 'fusebox-run-'))
-      rmSync(join(tmpdir(), name), { recursive: true, force: true });
-  }
 }

@@ -11,6 +11,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { ownDirectory } from './own-directory';
 import { OWNER_PREFIX, ownerGone } from './process-owner';
 import { snapshotToolchain } from './toolchain-snapshot';
 
@@ -121,12 +122,6 @@ function removeOrphanViews(): void {
       if (lstatSync(join(dir, name, view)).isDirectory()) unmount(join(dir, name, view));
     removeEmpty(join(dir, name));
   }
-}
-
-/** A directory itself (not a link to one), owned by this process's user, that no other user may write in. */
-function ownDirectory(path: string): boolean {
-  const stat = lstatSync(path);
-  return stat.isDirectory() && stat.uid === process.getuid?.() && (stat.mode & 0o022) === 0;
 }
 
 function unmount(view: string): void {
