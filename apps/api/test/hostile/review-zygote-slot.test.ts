@@ -1,26 +1,9 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { useProbes } from './sandbox-probe';
+import { describe, expect, it } from 'vitest';
+import { useZygoteProbes } from './zygote-probes';
 
-// Hostile review of a3e6984 (each forked Python run gets its own cgroup and output fifos). One executor slot, so
-// every run is forked from the same zygote until it is replaced; each run reports `hash("fusebox")` (the
-// zygote's hash seed), and equal hashes show two runs came from the same zygote, so a probe cannot pass because
-// its "next run" went cold or to a fresh zygote.
+// Hostile review of a3e6984 (each forked Python run gets its own cgroup and output fifos); see useZygoteProbes.
 
-const probes = useProbes({ FUSEBOX_PYTHON_ZYGOTE: 'on', FUSEBOX_EXECUTOR_CONCURRENCY: '1' });
-
-const FORKED = `
-result["forked"] = attempt(lambda: b"python-zygote.py" in open("/proc/1/cmdline", "rb").read())
-result["hash"] = hash("fusebox")
-`;
-const forked = (body: string) => probes.python('run_code', `${FORKED}\n${body}`, 30);
-
-beforeAll(async () => {
-  for (let attempt = 0; attempt < 100; attempt += 1) {
-    if ((await forked('')).forked === true) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error('no run was forked from a zygote in 100 attempts');
-}, 120_000);
+const { forked } = useZygoteProbes(30);
 
 describe('a forked run and the next run of its slot', () => {
   it('leaves no file behind, in any directory it can write, for the next run to find', async () => {

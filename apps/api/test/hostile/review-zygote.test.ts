@@ -1,44 +1,25 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hostProcesses, useProbes } from './sandbox-probe';
+import { afterAll, describe, expect, it } from 'vitest';
+import { hostProcesses } from './sandbox-probe';
+import { useZygoteProbes } from './zygote-probes';
 
-// Hostile review of the forked Python path (issue 16, FUSEBOX_PYTHON_ZYGOTE=on). One executor slot, so every
-// run is forked from the same zygote (until it is replaced): each probe's "next run" is the one it aimed at.
-// Each run reports `hash("fusebox")` (PYTHONHASHSEED is the zygote's): equal in two runs shows they were forked
-// from the same zygote, so a probe cannot pass because the next run went cold or to a fresh zygote.
-
-const probes = useProbes({ FUSEBOX_PYTHON_ZYGOTE: 'on', FUSEBOX_EXECUTOR_CONCURRENCY: '1' });
+// Hostile review of the forked Python path (issue 16, FUSEBOX_PYTHON_ZYGOTE=on); see useZygoteProbes.
 
 // A host directory the sandbox must never write into: where an escaped write would land.
 const hostDir = mkdtempSync(join(tmpdir(), 'fusebox-review-zygote-'));
 const canary = join(hostDir, 'written-by-the-host');
 afterAll(() => rmSync(hostDir, { recursive: true, force: true }));
 
-/** Python: whether this run was forked from a zygote (its pid 1 is the run's init), and the zygote's hash seed. */
-const FORKED = `
-result["forked"] = attempt(lambda: b"python-zygote.py" in open("/proc/1/cmdline", "rb").read())
-result["hash"] = hash("fusebox")
-`;
-
-const forked = (body: string) => probes.python('run_code', `import subprocess\n${FORKED}\n${body}`, 15);
-
-// Runs go cold while the zygote starts (slow under load): wait for a forked one, so every probe aims at a zygote.
-beforeAll(async () => {
-  for (let attempt = 0; attempt < 100; attempt += 1) {
-    if ((await forked('')).forked === true) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error('no run was forked from a zygote in 100 attempts');
-}, 120_000);
+const { probes, forked } = useZygoteProbes(15);
 
 describe("a forked run's init", () => {
   // Once a hole: the run's /tmp/.fusebox-stdout and .fusebox-stderr are bind mounts of the zygote's own fifos,
   // and the run owns their inode (the zygote's uid is the run's uid in the run's user namespace), so
   // os.chmod(path, 0) through the bind reached the zygote's fifos: every later run of the slot answered Failed,
-  // return_code 125, with empty output, and the zygote was not replaced. The zygote now restores their mode after
-  // every run.
+  // return_code 125, with empty output, and the zygote was not replaced. The zygote now makes new fifos for every
+  // run, so a run never owns an inode a later run uses.
   it("keeps the next run's output when a run changes the mode of the stdout and stderr fifos bound into its /tmp", async () => {
     const before = await forked(`
 result["modes"] = [attempt(lambda: os.chmod("/tmp/" + n, 0)) for n in (".fusebox-stdout", ".fusebox-stderr")]
