@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { type DatabaseMode, describeTarget } from '@fusebox/db/database';
 import { IsolationUnavailableError } from '@fusebox/local-sandbox/errors';
-import type { Executor } from '@fusebox/local-sandbox/executor';
 import { startDashboard } from '../dashboard-process';
 import { databaseTarget, openDatabase } from '../database';
-import { readEnv } from '../env';
+import { type Env, readEnv } from '../env';
 import { openExecutionGate } from '../execution-gate';
 import { openRetrieveLimiter } from '../retrieve-limiter';
 import { writeServerRecord } from '@fusebox/db/server-record';
@@ -38,38 +37,28 @@ export const serveCommand: Command = {
     const { mode, location } = describeTarget(databaseTarget(env));
     // First, before the database opens (PGlite takes seconds to start): which mode, where the data lives.
     log.info(modeLine(mode, location));
-    const database = await openDatabase(env, {
-      info: (line) => log.info(line),
-      warn: (line) => log.warn(line),
-    });
-    const { prisma } = database;
-    // Idempotent, so every start refreshes them: the builtin tasks make /start_instance work out of the box.
-    const builtinTasks = await loadBuiltinTasks(prisma).catch(async (error: unknown) => {
-      await database.close();
-      throw error;
-    });
-    // Every execution runs under a permit of this gate: on Postgres, shared by every API process there.
-    const gate = await openExecutionGate(env).catch(async (error: unknown) => {
-      await database.close();
-      throw error;
-    });
-    // Searches (/retrieve, search sessions) under a key of their own, shared the same way.
-    const searchLimiter = await openRetrieveLimiter(env).catch(async (error: unknown) => {
-      await gate.close();
-      await database.close();
-      throw error;
-    });
-    let executor: Executor;
-    try {
-      executor = await createServerExecutor(env);
-    } catch (error) {
-      await searchLimiter.close();
-      await gate.close();
-      await database.close();
+    // The executor's set-up (toolchains, the seccomp filter, the sandbox that proves isolation works) needs nothing
+    // of the database: it runs while the database opens, instead of after it, on the way to the first answer.
+    const executorStarting = settled(createServerExecutor(env));
+    const stores = await settled(
+      openStores(env, {
+        info: (line) => log.info(line),
+        warn: (line) => log.warn(line),
+      }),
+    );
+    const started = await executorStarting;
+    if ('error' in stores || 'error' in started) {
+      if ('value' in stores) await stores.value.close();
+      if ('value' in started) await started.value.close();
+      // A database that cannot open is the first thing to fix: it is reported before the executor's failure.
+      const { error } = 'error' in stores ? stores : (started as { error: unknown });
       if (!(error instanceof IsolationUnavailableError)) throw error;
       console.error(`fusebox: ${error.message}`);
       return 1;
     }
+    const { database, builtinTasks, gate, searchLimiter } = stores.value;
+    const { prisma } = database;
+    const executor = started.value;
     const upstream = env.SANDBOX_FUSION_URL ? createUpstreamRunner(env.SANDBOX_FUSION_URL) : undefined;
     // Embedded, this process alone can open the database: other processes on the machine go through it.
     const token = database.readOnlyQuery ? randomBytes(32).toString('hex') : undefined;
@@ -137,6 +126,46 @@ export const serveCommand: Command = {
     });
   },
 };
+
+/** A promise's outcome, as a value: one that fails while another step is awaited is not an unhandled rejection. */
+function settled<T>(promise: Promise<T>): Promise<{ value: T } | { error: unknown }> {
+  return promise.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+}
+
+/** The database (with the builtin tasks loaded), the execution gate and the search limiter; all or none open. */
+async function openStores(env: Env, log: { info(line: string): void; warn(line: string): void }) {
+  const database = await openDatabase(env, log);
+  // Idempotent, so every start refreshes them: the builtin tasks make /start_instance work out of the box.
+  const builtinTasks = await loadBuiltinTasks(database.prisma).catch(async (error: unknown) => {
+    await database.close();
+    throw error;
+  });
+  // Every execution runs under a permit of this gate: on Postgres, shared by every API process there.
+  const gate = await openExecutionGate(env).catch(async (error: unknown) => {
+    await database.close();
+    throw error;
+  });
+  // Searches (/retrieve, search sessions) under a key of their own, shared the same way.
+  const searchLimiter = await openRetrieveLimiter(env).catch(async (error: unknown) => {
+    await gate.close();
+    await database.close();
+    throw error;
+  });
+  return {
+    database,
+    builtinTasks,
+    gate,
+    searchLimiter,
+    close: async () => {
+      await searchLimiter.close();
+      await gate.close();
+      await database.close();
+    },
+  };
+}
 
 /** Calls back, once, with the first SIGINT or SIGTERM: at once if one already came. */
 function signalLatch(): { onFirst(callback: (signal: NodeJS.Signals) => void): void } {
