@@ -21,7 +21,7 @@ export {
 export { extractCode } from './extract-code';
 export { type TestOutcome, rewardDetailSchema } from './reward-detail';
 export { type TestRun, runTests } from './run-tests';
-export { type SessionSearch } from './search-session';
+export { type SearchRecord, type SessionSearch, searchRecordSchema } from './search-session';
 export { type SearchDocument } from './search-turn';
 export { sidSchema } from './session-id';
 export {

@@ -70,11 +70,28 @@ export function searchFormat(actions: readonly { content: string }[]): SearchFor
  * searchTermsScore({ retrieval: 0.5, format: 0.5, format_penalty: 0 }, actions); // 1 for a clean solution
  */
 export function searchTermsScore(terms: SearchTerms, actions: readonly { content: string }[]): number {
+  const earned = searchTermsEarned(terms, actions);
+  return earned.retrieval + earned.format - earned.formatPenalty;
+}
+
+/** Each R1-Searcher term as it applies to a session: what `retrieval` and `format` add, what the penalty takes. */
+export interface SearchTermsEarned {
+  retrieval: number;
+  format: number;
+  /** Taken off (0 or the task's `format_penalty`). */
+  formatPenalty: number;
+}
+
+/** The parts `searchTermsScore` adds up, kept apart so the dashboard can show which check earned what. */
+export function searchTermsEarned(
+  terms: SearchTerms,
+  actions: readonly { content: string }[],
+): SearchTermsEarned {
   const format = searchFormat(actions);
   const clean = format.tagsBalanced && format.thinkAndAnswerOnce && !format.chinese;
-  return (
-    (format.queries >= 1 && format.tagsBalanced ? terms.retrieval : 0) +
-    (format.thinkAndAnswerOnce ? terms.format : 0) -
-    (clean ? 0 : terms.format_penalty)
-  );
+  return {
+    retrieval: format.queries >= 1 && format.tagsBalanced ? terms.retrieval : 0,
+    format: format.thinkAndAnswerOnce ? terms.format : 0,
+    formatPenalty: clean ? 0 : terms.format_penalty,
+  };
 }

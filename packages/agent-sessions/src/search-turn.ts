@@ -5,7 +5,8 @@ import { extractAnswerTag } from '@fusebox/tools';
  * `<search>query</search>` and reads `<information>…</information>` (Search-R1). `r1-searcher`: it writes
  * `<|begin_of_query|>query<|end_of_query|>` and reads `<|begin_of_documents|>…<|end_of_documents|>` (R1-Searcher).
  */
-export type SearchTags = 'search-r1' | 'r1-searcher';
+export const SEARCH_TAGS = ['search-r1', 'r1-searcher'] as const;
+export type SearchTags = (typeof SEARCH_TAGS)[number];
 
 const QUERY_PATTERNS: Record<SearchTags, RegExp> = {
   'search-r1': /<search>([\s\S]*?)<\/search>/g,
@@ -27,8 +28,10 @@ export function findSearchQuery(text: string): { query: string; tags: SearchTags
   return found && { query: found.query, tags: found.tags };
 }
 
-/** A retrieved passage, `contents` being its title line and its text. */
+/** A retrieved passage, `contents` being its title line and its text, with its corpus id and score if known. */
 export interface SearchDocument {
+  id?: string;
+  score?: number;
   contents: string;
 }
 

@@ -1,5 +1,6 @@
 import type { PrismaClient } from '@fusebox/db/client';
 import { uuidV7 } from '@fusebox/rollouts';
+import type { SearchRecord } from './search-session';
 import type { ExecutionRow, SessionSandbox } from './session-sandbox';
 
 /** One /process_action as stored: the action, the executions it took (its own last) and its effect on the session. */
@@ -14,6 +15,8 @@ export interface StoredAction {
   content: string;
   code: string;
   observation: string;
+  /** What a search action searched and got back; null for any other action. */
+  search: SearchRecord | null;
   status: string;
   returnCode: number | null;
   durationMs: number;
@@ -55,6 +58,7 @@ export async function storeActions(
       content: action.content,
       code: action.code,
       observation: action.observation,
+      search: action.search,
       status: action.status,
       return_code: action.returnCode,
       duration_ms: action.durationMs,
@@ -81,8 +85,8 @@ export async function storeActions(
     ), executions AS (
       INSERT INTO execution SELECT * FROM json_populate_recordset(NULL::execution, ${JSON.stringify(executions)}::json)
     ), actions AS (
-      INSERT INTO action (id, session_id, seq, content, code, observation, status, return_code, duration_ms, execution_id, created_at)
-      SELECT stored.id, stored.session_id, numbered.seq, stored.content, stored.code, stored.observation, stored.status,
+      INSERT INTO action (id, session_id, seq, content, code, observation, search, status, return_code, duration_ms, execution_id, created_at)
+      SELECT stored.id, stored.session_id, numbered.seq, stored.content, stored.code, stored.observation, stored.search, stored.status,
         stored.return_code, stored.duration_ms, stored.execution_id, stored.created_at
       FROM stored JOIN numbered USING (session_id)
     ), warnings AS (

@@ -64,10 +64,23 @@ describe('a search turn', () => {
       /^<information>Doc 1 \(Title: "Paris"\) Paris is the capital of France\./,
     );
     expect(search.asked.at(-1)).toEqual({ corpus: 'wiki', query: 'capital France', topk: 2 });
+    // Stored for the timeline: the convention, and each passage with what the search knew of it.
+    expect(turn.record).toEqual({
+      tags: 'search-r1',
+      documents: [{ id: null, score: null, contents: '"Paris"\nParis is the capital of France.' }],
+    });
+    const scored: SessionSearch = {
+      search: () => Promise.resolve([{ id: 'p-7', score: 2.5, contents: '"Paris"\nParis.' }]),
+    };
+    expect((await searchTurn(scored, spec, '<|begin_of_query|>x<|end_of_query|>')).record).toEqual({
+      tags: 'r1-searcher',
+      documents: [{ id: 'p-7', score: 2.5, contents: '"Paris"\nParis.' }],
+    });
     expect(await searchTurn(search, spec, '<answer>Paris</answer>')).toEqual({
       observation: '',
       status: 'answer',
       query: undefined,
+      record: undefined,
     });
     expect((await searchTurn(search, spec, 'hmm')).status).toBe('no_query');
     const failing: SessionSearch = { search: () => Promise.reject(new Error('no corpus named "gone"')) };
@@ -75,6 +88,7 @@ describe('a search turn', () => {
       observation: 'Search failed: no corpus named "gone"',
       status: 'search_failed',
       query: 'x',
+      record: { tags: 'search-r1', documents: [] },
     });
   });
 });
@@ -168,8 +182,24 @@ describe("R1-Searcher's reward terms", () => {
     const scored = scoreSearchSession(stage1, clean);
     expect(scored.reward).toBe(2);
     expect(scored.outcome.detail).toContain('R1-Searcher terms 1');
+    // The parts, kept for the dashboard: which action answered what, the rule's score and each term earned.
+    expect(scored.outcome.search).toEqual({
+      answer: 'Paris',
+      answerAction: 2,
+      golden: ['Paris'],
+      rule: 'em',
+      answerScore: 1,
+      terms: { retrieval: 0.5, format: 0.5, format_penalty: 0 },
+      earned: { retrieval: 0.5, format: 0.5, formatPenalty: 0 },
+    });
     const stage2 = { ...spec, rule: 'f1' as const, terms: { retrieval: 0, format: 0, format_penalty: 2 } };
     expect(scoreSearchSession(stage2, broken).reward).toBe(-2);
+    expect(scoreSearchSession(stage2, broken).outcome.search).toMatchObject({
+      answer: 'Lyon',
+      answerScore: 0,
+      earned: { retrieval: 0, format: 0, formatPenalty: 2 },
+    });
+    expect(scoreSearchSession(stage2, []).outcome.search).toMatchObject({ answer: null, answerAction: null });
     expect(scoreSearchSession(stage2, []).reward).toBe(-2);
   });
 });
