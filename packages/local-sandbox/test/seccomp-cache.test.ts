@@ -40,7 +40,9 @@ beforeAll(async () => {
   genuine = readFileSync(out);
   const probe = join(scratch, 'probe');
   await filterFrom(probe);
-  [cachedName] = readdirSync(probe);
+  const names = readdirSync(probe);
+  expect(names).toHaveLength(1);
+  cachedName = names[0]!;
 });
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
