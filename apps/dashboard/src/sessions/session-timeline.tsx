@@ -6,12 +6,17 @@ import { CodeBlock } from '~/components/code-block';
 import { Loading, ProblemCard } from '~/components/query-state';
 import { formatMs, formatScore, formatTime } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
+import { SearchTimeline } from './search-timeline';
+import { SessionEvents } from './session-events';
 
 function fraction(count: number | null, total: number | null): string {
   return count === null || total === null ? '–' : `${count} of ${total}`;
 }
 
-/** A session from its task to its reward: each action with the code it ran and what it observed, and errors. */
+/**
+ * A session from its task to its reward: each action with the code it ran and what it observed, and errors; a
+ * search task's session as its queries, passages and scored answer (search-timeline.tsx).
+ */
 export function SessionTimeline({ id }: { id: string }) {
   const trpc = useTRPC();
   const session = useQuery(trpc.sessions.byId.queryOptions({ id }));
@@ -23,6 +28,7 @@ export function SessionTimeline({ id }: { id: string }) {
       </ProblemCard>
     );
   const s = session.data;
+  if (s.search) return <SearchTimeline session={{ ...s, search: s.search }} />;
   return (
     <>
       <h1>
@@ -67,12 +73,7 @@ export function SessionTimeline({ id }: { id: string }) {
             </div>
           </li>
         ))}
-        {s.events.map((event, index) => (
-          <li key={`event-${index}`} className={`event ${event.level}`}>
-            <span className={`badge ${event.level === 'error' ? 'error' : ''}`}>{event.level}</span>{' '}
-            {formatTime(event.createdAt)} · <code>{event.route}</code> · {event.message}
-          </li>
-        ))}
+        <SessionEvents events={s.events} />
       </ol>
       {s.rewardDetail ? (
         <table className="table" aria-label="tests">

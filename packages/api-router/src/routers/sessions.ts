@@ -1,6 +1,7 @@
 import { TRPCError, type TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
-import { SESSION_STATES, rewardDetailSchema } from '@fusebox/agent-sessions';
+import { SESSION_STATES, rewardDetailSchema, searchRecordSchema } from '@fusebox/agent-sessions';
+import { taskMetadataSchema } from '@fusebox/tasks';
 import { epochDate } from '@fusebox/db/bounded-numbers';
 import { publicProcedure } from '../init';
 
@@ -73,6 +74,8 @@ export const sessionsRouter = {
       select: {
         ...sessionSummary,
         rewardDetail: true,
+        // Read for a search task's spec (golden answers, rule), which the timeline shows before any reward.
+        task: { select: { name: true, language: true, prompt: true, metadata: true } },
         actions: {
           orderBy: { seq: 'asc' },
           select: {
@@ -80,6 +83,7 @@ export const sessionsRouter = {
             content: true,
             code: true,
             observation: true,
+            search: true,
             status: true,
             returnCode: true,
             durationMs: true,
@@ -94,7 +98,17 @@ export const sessionsRouter = {
       },
     });
     if (!session) throw new TRPCError({ code: 'NOT_FOUND', message: `no session has sid ${input.id}` });
-    const { rewardDetail, ...rest } = session;
-    return { ...rest, rewardDetail: rewardDetail === null ? null : rewardDetailSchema.parse(rewardDetail) };
+    const { rewardDetail, task, actions, ...rest } = session;
+    return {
+      ...rest,
+      task: { name: task.name, language: task.language, prompt: task.prompt },
+      /** The task's search spec, for a search task; its golden answers may have changed since a reward. */
+      search: taskMetadataSchema.safeParse(task.metadata).data?.search ?? null,
+      actions: actions.map(({ search, ...action }) => ({
+        ...action,
+        search: search === null ? null : searchRecordSchema.parse(search),
+      })),
+      rewardDetail: rewardDetail === null ? null : rewardDetailSchema.parse(rewardDetail),
+    };
   }),
 } satisfies TRPCRouterRecord;
