@@ -135,33 +135,37 @@ function settled<T>(promise: Promise<T>): Promise<{ value: T } | { error: unknow
   );
 }
 
-/** The database (with the builtin tasks loaded), the execution gate and the search limiter; all or none open. */
+/**
+ * The database (with the builtin tasks loaded), the execution gate and the search limiter; all or none open. The
+ * limiters start once the database is migrated (they would otherwise create their table ahead of the migration),
+ * then together with the tasks' loading, which needs neither of them.
+ */
 async function openStores(env: Env, log: { info(line: string): void; warn(line: string): void }) {
   const database = await openDatabase(env, log);
-  // Idempotent, so every start refreshes them: the builtin tasks make /start_instance work out of the box.
-  const builtinTasks = await loadBuiltinTasks(database.prisma).catch(async (error: unknown) => {
+  const [builtinTasks, gate, searchLimiter] = await Promise.all([
+    // Idempotent, so every start refreshes them: the builtin tasks make /start_instance work out of the box.
+    settled(loadBuiltinTasks(database.prisma)),
+    // Every execution runs under a permit of this gate: on Postgres, shared by every API process there.
+    settled(openExecutionGate(env)),
+    // Searches (/retrieve, search sessions) under a key of their own, shared the same way.
+    settled(openRetrieveLimiter(env)),
+  ]);
+  if ('error' in builtinTasks || 'error' in gate || 'error' in searchLimiter) {
+    await Promise.allSettled([
+      'value' in gate ? gate.value.close() : undefined,
+      'value' in searchLimiter ? searchLimiter.value.close() : undefined,
+    ]);
     await database.close();
-    throw error;
-  });
-  // Every execution runs under a permit of this gate: on Postgres, shared by every API process there.
-  const gate = await openExecutionGate(env).catch(async (error: unknown) => {
-    await database.close();
-    throw error;
-  });
-  // Searches (/retrieve, search sessions) under a key of their own, shared the same way.
-  const searchLimiter = await openRetrieveLimiter(env).catch(async (error: unknown) => {
-    await gate.close();
-    await database.close();
-    throw error;
-  });
+    throw [builtinTasks, gate, searchLimiter].flatMap((step) => ('error' in step ? [step.error] : []))[0];
+  }
   return {
     database,
-    builtinTasks,
-    gate,
-    searchLimiter,
+    builtinTasks: builtinTasks.value,
+    gate: gate.value,
+    searchLimiter: searchLimiter.value,
     close: async () => {
-      await searchLimiter.close();
-      await gate.close();
+      await searchLimiter.value.close();
+      await gate.value.close();
       await database.close();
     },
   };
