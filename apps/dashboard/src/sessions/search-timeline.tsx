@@ -102,7 +102,8 @@ function SearchAction({ action, answered }: { action: Action; answered: boolean 
         </span>
         {answered ? <span className="badge ok">final answer</span> : null}
       </header>
-      {record ? (
+      {/* An action stored before action.search still has its query, without the convention it came in. */}
+      {record || action.code ? (
         <div aria-label="query">
           <span className="badge">query</span>{' '}
           <code>
