@@ -94,6 +94,8 @@ export function readCachedFilter(dir: string, key: string): Buffer | undefined {
  */
 export function storeCachedFilter(dir: string, key: string, filter: Buffer): void {
   try {
+    // Only the cache itself is private: /var/lib/fusebox also holds the toolchain snapshots sandboxes pass through.
+    mkdirSync(dirname(dir), { recursive: true, mode: 0o755 });
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     if (!trustedDirectory(dir)) return;
     const building = join(dir, randomName('.building-'));

@@ -7,6 +7,7 @@ import {
   readFileSync,
   readdirSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -59,6 +60,13 @@ describe('the cached seccomp filter', () => {
     // Only the owner could have changed it: a start takes what is there, without compiling.
     writeFileSync(join(cache, cachedName), PLANTED, { mode: 0o600 });
     expect(await filterFrom(cache)).toEqual(PLANTED);
+  });
+
+  it('leaves a directory it creates above the cache passable (toolchain snapshots share it)', async () => {
+    const parent = join(scratch, `parent-${runs}`);
+    expect(await filterFrom(join(parent, 'seccomp'))).toEqual(genuine);
+    expect(statSync(parent).mode & 0o777).toBe(0o755);
+    expect(statSync(join(parent, 'seccomp')).mode & 0o777).toBe(0o700);
   });
 
   it('is never taken through a link, and the link is replaced, its target untouched', async () => {
