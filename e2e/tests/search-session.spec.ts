@@ -10,6 +10,8 @@ import { API_URL, DATABASE_URL } from '../stack';
 /** This spec's own corpus and task, so other specs' rows never decide a check. */
 const CORPUS = 'e2e-search-wiki';
 const TASK = '7021';
+/** A task whose session goes wrong: its corpus was never imported, and the model never answers. */
+const BROKEN_TASK = '7022';
 
 /**
  * The specs share one stack, and sessions.spec.ts, which runs after this one, starts from an empty session
@@ -18,8 +20,8 @@ const TASK = '7021';
 test.afterAll(async () => {
   const db = await connectPostgres(DATABASE_URL);
   try {
-    await db.query('DELETE FROM session WHERE task_id = $1', [TASK]);
-    await db.query('DELETE FROM task WHERE id = $1', [TASK]);
+    await db.query('DELETE FROM session WHERE task_id = ANY($1)', [[TASK, BROKEN_TASK]]);
+    await db.query('DELETE FROM task WHERE id = ANY($1)', [[TASK, BROKEN_TASK]]);
   } finally {
     await db.end();
   }
@@ -122,4 +124,48 @@ test("a search session's page shows each query, the passages it got, and the ans
   await expect(score.getByLabel('terms')).toHaveText('retrieval +0.5 of +0.5 · format +0.5 of +0.5');
   await expect(score.locator('.score-value')).toHaveText('2');
   await saveScreenshot(page, 'search-session');
+});
+
+test('a search session that never answers shows its hint, the failed search and the penalty it cost', async ({
+  page,
+  request,
+}) => {
+  const tasks = await jsonl('broken.jsonl', [
+    {
+      instance_hash: BROKEN_TASK,
+      _id: 'e2e-unanswered',
+      question: 'Which river flows through Paris?',
+      answer: 'Seine',
+      corpus: 'e2e-search-never-imported',
+      reward: 'f1',
+      format_penalty: 1,
+    },
+  ]);
+  const taskImport = await fusebox(['tasks', 'import', tasks]);
+  expect(taskImport.code, taskImport.stderr).toBe(0);
+  const started = await request.post(`${API_URL}/start_instance`, { data: { instance_hash: BROKEN_TASK } });
+  const { sid } = (await started.json()) as { sid: string };
+  for (const content of ['I wonder which river.', '<search>river of Paris</search>']) {
+    expect((await request.post(`${API_URL}/process_action`, { data: { sid, content } })).status()).toBe(200);
+  }
+  const reward = await request.post(`${API_URL}/compute_reward`, { data: { sid } });
+  // No answer scores 0 by F1, and the broken format takes the penalty off.
+  expect(await reward.json()).toMatchObject({ reward: -1 });
+
+  await page.goto(`/sessions/${sid}`);
+  const first = page.getByRole('listitem', { name: 'action 1' });
+  await expect(first.getByLabel('query')).toHaveCount(0);
+  await expect(first.getByLabel('observation')).toContainText('No query found');
+  const second = page.getByRole('listitem', { name: 'action 2' });
+  await expect(second.getByLabel('query')).toContainText('<search>river of Paris</search>');
+  await expect(second.getByRole('table', { name: 'documents' })).toHaveCount(0);
+  await expect(second.getByLabel('observation')).toContainText(
+    'Search failed: no corpus named "e2e-search-never-imported"',
+  );
+  const score = page.getByRole('region', { name: 'answer and score' });
+  await expect(score.getByLabel('final answer')).toHaveText('no answer in any action');
+  await expect(score).toContainText('token F1 (f1)');
+  await expect(score.getByLabel('answer score')).toHaveText('0');
+  await expect(score.getByLabel('terms')).toHaveText('format penalty −1 of −1');
+  await expect(score.locator('.score-value')).toHaveText('-1');
 });
