@@ -1,10 +1,11 @@
 // How long a restart of `fusebox serve` takes until /v1/ping answers (issue #20: 12 s idle, up to 56 s under
 // load, compiling the TypeScript on every start). Compares, on the same database and in alternating rounds so
-// that both see the same machine load: the TypeScript through tsx (what every start did before), the build
-// (apps/api/dist/cli.js, apps/api/scripts/build.mjs) run directly, and bin/fusebox.js, which checks that the
-// build is fresh and runs it. Each is started on a database migrated already (a restart, not a first start),
-// embedded and on Postgres, without the dashboard.
-// Usage: node --conditions=@fusebox/source --import tsx bench/api/restart.ts [--rounds N]
+// that all see the same machine load: the TypeScript through tsx, and bin/fusebox.js, which checks that the
+// build (apps/api/dist/cli.js, apps/api/scripts/build.mjs) is fresh and runs it; with --baseline, also the
+// bin/fusebox.js of that commit running its own build (see buildAtCommit), the old and the new side by side in
+// one run, and ratios are against it. Each is started on a database migrated already (a restart, not a first
+// start), embedded and on Postgres, without the dashboard.
+// Usage: node --conditions=@fusebox/source --import tsx bench/api/restart.ts [--rounds N] [--baseline COMMIT]
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
@@ -19,20 +20,14 @@ import {
 } from '@fusebox/db/testing';
 import { FUSEBOX } from '../run-fusebox';
 import { writeResults } from '../write-results';
+import { buildAtCommit } from './baseline-build';
 
 const COMMAND = 'node --conditions=@fusebox/source --import tsx bench/api/restart.ts';
 const path = (relative: string) => fileURLToPath(new URL(relative, import.meta.url));
-const STARTS = {
-  'TypeScript (tsx), before': [
-    '--conditions=@fusebox/source',
-    '--import',
-    'tsx',
-    path('../../apps/api/src/cli.ts'),
-  ],
-  'build, dist/cli.js': [path('../../apps/api/dist/cli.js')],
-  'bin/fusebox.js (build fresh)': [FUSEBOX],
-} as const;
-type Start = keyof typeof STARTS;
+const TSX = 'TypeScript (tsx)';
+const BIN = 'bin/fusebox.js (build fresh)';
+/** How each start is run: node's arguments before `serve`, by the name the table gives it. */
+type Starts = Map<string, string[]>;
 const PORT = 18_900;
 
 /** CPU time (user + system) a process has used so far, in ms; Linux counts it in ticks of 10 ms. */
@@ -54,9 +49,9 @@ interface Timing {
 }
 
 /** Starts `fusebox serve` the given way; resolves to how long until /v1/ping answered 200, after stopping it. */
-async function timeRestart(start: Start, database: TestDatabase): Promise<Timing> {
+async function timeRestart(start: string, args: string[], database: TestDatabase): Promise<Timing> {
   const began = performance.now();
-  const child = spawn(process.execPath, [...STARTS[start], 'serve', '--no-dashboard'], {
+  const child = spawn(process.execPath, [...args, 'serve', '--no-dashboard'], {
     env: { ...process.env, ...database.env, PORT: String(PORT), FUSEBOX_LOG_FORMAT: 'json' },
     stdio: 'ignore',
   });
@@ -82,8 +77,17 @@ function build(): void {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' } } });
+  const { values } = parseArgs({
+    options: { rounds: { type: 'string', default: '5' }, baseline: { type: 'string' } },
+  });
   const rounds = Number(values.rounds);
+  const starts: Starts = new Map([
+    [TSX, ['--conditions=@fusebox/source', '--import', 'tsx', path('../../apps/api/src/cli.ts')]],
+  ]);
+  const baseline = values.baseline ? buildAtCommit(values.baseline) : undefined;
+  if (baseline) starts.set(`build at ${values.baseline}`, [baseline.bin]);
+  starts.set(BIN, [FUSEBOX]);
+  const reference = values.baseline ? `build at ${values.baseline}` : TSX;
   build();
   const loadBefore = loadavg();
   const rows: string[] = [];
@@ -93,18 +97,18 @@ async function main(): Promise<void> {
   ] as const) {
     const database = await create();
     try {
-      // The first start migrates; what is measured are restarts.
-      await timeRestart('bin/fusebox.js (build fresh)', database);
-      const samples = new Map<Start, Timing[]>();
+      // The first start migrates; what is measured are restarts, each way's files read once already.
+      for (const [start, args] of starts) await timeRestart(start, args, database);
+      const samples = new Map<string, Timing[]>();
       for (let round = 0; round < rounds; round += 1) {
-        for (const start of Object.keys(STARTS) as Start[]) {
+        for (const [start, args] of starts) {
           // The bin runs the TypeScript once a source is newer than the build (others edit this checkout as it
           // runs): rebuild as setup would, untimed.
-          if (start !== 'TypeScript (tsx), before') build();
-          samples.set(start, [...(samples.get(start) ?? []), await timeRestart(start, database)]);
+          if (start === BIN) build();
+          samples.set(start, [...(samples.get(start) ?? []), await timeRestart(start, args, database)]);
         }
       }
-      const before = samples.get('TypeScript (tsx), before')!;
+      const before = samples.get(reference)!;
       for (const [start, timings] of samples) {
         const ms = timings.map((timing) => timing.ms);
         const cpu = median(timings.map((timing) => timing.cpu));
@@ -118,15 +122,16 @@ async function main(): Promise<void> {
       await database.drop();
     }
   }
+  baseline?.remove();
   const loadAfter = loadavg();
   const markdown = [
     '# Restart time of `fusebox serve`',
     '',
-    `Command: \`${COMMAND} --rounds ${rounds}\``,
+    `Command: \`${COMMAND} --rounds ${rounds}${values.baseline ? ` --baseline ${values.baseline}` : ''}\``,
     `Date: ${new Date().toISOString()}`,
     `Load average ${loadBefore.map((n) => n.toFixed(1)).join(' ')} before, ${loadAfter.map((n) => n.toFixed(1)).join(' ')} after (2 cores, shared with other work)`,
     '',
-    `From spawning the process to the first 200 of /v1/ping, on a database migrated already, without the dashboard; ${rounds} rounds, the three starts alternating in each. Ratio: median against the TypeScript's. CPU: the server process's user + system time by its first answer, which depends little on what else the machine runs (wall time on a loaded 2-core machine does).`,
+    `From spawning the process to the first 200 of /v1/ping, on a database migrated already, without the dashboard; ${rounds} rounds, the starts alternating in each. Ratio: median against the ${reference}'s. CPU: the server process's user + system time by its first answer, which depends little on what else the machine runs (wall time on a loaded 2-core machine does).`,
     '',
     '| database | start | median ms | min ms | max ms | ratio | CPU ms (median) | CPU ratio |',
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
