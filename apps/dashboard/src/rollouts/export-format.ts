@@ -40,5 +40,6 @@ export function serialise(samples: ExportedSample[], format: ExportFormat): stri
       .map(csvField)
       .join(','),
   );
-  return `${[header.join(','), ...rows].join('\r\n')}\r\n`;
+  // Extra fields are named by the dump, so their names are defused and quoted as the values are.
+  return `${[header.map(csvField).join(','), ...rows].join('\r\n')}\r\n`;
 }
