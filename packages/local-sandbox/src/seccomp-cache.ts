@@ -15,7 +15,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ownDirectory } from './own-directory';
 import { randomName } from './random-name';
 
@@ -115,7 +115,8 @@ export function storeCachedFilter(dir: string, key: string, filter: Buffer): voi
  */
 function trustedDirectory(dir: string): boolean {
   if (!ownDirectory(dir)) return false;
-  for (let above = dirname(dir); ; above = dirname(above)) {
+  // Up to the root: for a relative path (TMPDIR=tmp) the directories above the working one count too.
+  for (let above = dirname(resolve(dir)); ; above = dirname(above)) {
     const stat = lstatSync(above);
     const owner = stat.uid === 0 || stat.uid === process.getuid?.();
     const othersMayRename = (stat.mode & 0o022) !== 0 && (stat.mode & 0o1000) === 0;
