@@ -37,18 +37,53 @@ export function defaultSeccompCacheDir(): string {
 }
 
 /**
- * Names what the compiled filter depends on: the generator, the architecture, the Python binary and the installed
- * packages (libseccomp, python3-seccomp, Python). Undefined where no package database says what is installed:
- * unsure whether the cached filter still matches, the caller compiles a fresh one.
+ * Where a libseccomp or a Python `seccomp` binding can come from without dpkg knowing: the dynamic linker's cache
+ * (a library in /usr/local/lib) and the local Python module directories, which `python3 -I` searches before
+ * Debian's. A pip install or an ldconfig there changes one of these, and with it the key.
  */
-export function seccompFilterKey(generatorSource: string): string | undefined {
+function placesOutsidePackages(): string[] {
+  const local = '/usr/local/lib';
+  let pythons: string[] = [];
+  try {
+    pythons = readdirSync(local).filter((name) => name.startsWith('python3'));
+  } catch {
+    // No /usr/local/lib: nothing can come from there.
+  }
+  return [
+    '/etc/ld.so.cache',
+    local,
+    ...pythons.flatMap((name) => [join(local, name, 'dist-packages'), join(local, name, 'site-packages')]),
+  ];
+}
+
+/** A place's identity and last change, or that it is absent. */
+function placeState(path: string): string {
+  try {
+    const stat = statSync(path);
+    return `${path}\0${stat.ino}\0${stat.size}\0${stat.mtimeMs}\0`;
+  } catch {
+    return `${path}\0absent\0`;
+  }
+}
+
+/**
+ * Names what the compiled filter depends on: the generator, the architecture, the Python binary, the installed
+ * packages (libseccomp, python3-seccomp, Python) and the places a library or binding can come from outside them.
+ * Undefined where no package database says what is installed: unsure whether the cached filter still matches,
+ * the caller compiles a fresh one.
+ */
+export function seccompFilterKey(
+  generatorSource: string,
+  outsidePackages: readonly string[] = placesOutsidePackages(),
+): string | undefined {
   try {
     const python = statSync(realpathSync(PYTHON));
-    return createHash('sha256')
+    const hash = createHash('sha256')
       .update(generatorSource)
       .update(`\0${process.arch}\0${python.ino}\0${python.size}\0${python.mtimeMs}\0`)
-      .update(readFileSync(PACKAGES_DB))
-      .digest('hex');
+      .update(readFileSync(PACKAGES_DB));
+    for (const place of outsidePackages) hash.update(placeState(place));
+    return hash.digest('hex');
   } catch {
     return undefined;
   }

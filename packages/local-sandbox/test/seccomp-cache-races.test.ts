@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,5 +62,19 @@ describe('the seccomp filter cache under a concurrent server', () => {
     expect(key).toMatch(/^[0-9a-f]{64}$/);
     expect(seccompFilterKey('generator one')).toBe(key);
     expect(seccompFilterKey('generator two')).not.toBe(key);
+  });
+
+  it('is keyed by the places a library or binding can come from outside dpkg', () => {
+    const local = join(scratch, 'dist-packages');
+    mkdirSync(local);
+    const before = seccompFilterKey('generator', [local]);
+    expect(seccompFilterKey('generator', [local])).toBe(before);
+    // A pip install of a `seccomp` binding there, which python3 -I would import before Debian's.
+    mkdirSync(join(local, 'seccomp'));
+    utimesSync(local, new Date(), new Date(Date.now() + 5_000));
+    const afterInstall = seccompFilterKey('generator', [local]);
+    expect(afterInstall).not.toBe(before);
+    rmSync(local, { recursive: true });
+    expect(seccompFilterKey('generator', [local])).not.toBe(afterInstall);
   });
 });
