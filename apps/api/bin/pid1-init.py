@@ -21,8 +21,17 @@ if os.getppid() != 1:
     sys.exit(1)
 
 command = os.posix_spawn(sys.argv[1], sys.argv[1:], os.environ)
+command_status = None
+
+
+def forward(number, _frame):
+    # Once the command is reaped its pid may belong to another process: nothing is passed on any more.
+    if command_status is None:
+        os.kill(command, number)
+
+
 for forwarded in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-    signal.signal(forwarded, lambda number, _frame: os.kill(command, number))
+    signal.signal(forwarded, forward)
 
 
 def children():
@@ -33,19 +42,21 @@ def children():
     return pids
 
 
-status = 1
 while True:
     try:
         pid, wait_status = os.waitpid(-1, 0)
     except ChildProcessError:
         break
     if pid == command:
-        status = os.waitstatus_to_exitcode(wait_status)
-        # Whatever outlived the command (adopted orphans) must not outlive this init.
+        command_status = os.waitstatus_to_exitcode(wait_status)
+    if command_status is not None:
+        # Whatever outlived the command (adopted orphans) must not outlive this init. A killed process's own
+        # children are handed to this init as it dies, so the pass is repeated after every reaped child.
         for orphan in children():
             try:
                 os.kill(orphan, signal.SIGKILL)
             except OSError:
                 pass
+status = 1 if command_status is None else command_status
 # Killed by a signal: the shell's convention, 128 + its number.
 sys.exit(status if status >= 0 else 128 - status)
