@@ -21,13 +21,16 @@ if os.getppid() != 1:
     sys.exit(1)
 
 command = os.posix_spawn(sys.argv[1], sys.argv[1:], os.environ)
+# Signals go through a pidfd: once the command is reaped its pid may belong to another process, its pidfd never.
+command_handle = os.pidfd_open(command)
 command_status = None
 
 
 def forward(number, _frame):
-    # Once the command is reaped its pid may belong to another process: nothing is passed on any more.
-    if command_status is None:
-        os.kill(command, number)
+    try:
+        signal.pidfd_send_signal(command_handle, number)
+    except ProcessLookupError:
+        pass  # the command has ended: there is nothing to pass the signal on to
 
 
 for forwarded in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
@@ -58,5 +61,9 @@ while True:
             except OSError:
                 pass
 status = 1 if command_status is None else command_status
+# A stop signal from here on must not end the init with its own status: Python's shutdown would put the default
+# handlers back, so they are ignored and the init leaves at once.
+for ignored in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    signal.signal(ignored, signal.SIG_IGN)
 # Killed by a signal: the shell's convention, 128 + its number.
-sys.exit(status if status >= 0 else 128 - status)
+os._exit(status if status >= 0 else 128 - status)

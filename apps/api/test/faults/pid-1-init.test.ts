@@ -35,3 +35,30 @@ describe.runIf(ROOT)('the pid 1 init', () => {
     expect(result.code).toBe(3);
   });
 });
+
+// Hostile review of f4c4dbc: stop signals that keep arriving while the command exits and the init shuts down
+// (a runtime that repeats SIGTERM). The init must still exit with the command's status, and never signal the
+// command's pid once it is reaped (it may be another process's by then).
+/** Exit codes of `rounds` inits whose command ignores SIGTERM and exits 3, each sent SIGTERM `storm`ily. */
+async function exitCodes(rounds: number, storm: boolean): Promise<number[]> {
+  const signals = storm ? 'while kill -TERM $p 2>/dev/null; do :; done' : 'kill -TERM $p';
+  const outer = `for i in $(seq 1 ${rounds}); do
+    python3 ${INIT} /bin/bash -c 'trap "" TERM; sleep 2; exit 3' 2>/dev/null & p=$!
+    sleep 1.2; ${signals}; wait $p; echo "init exited $?"
+  done`;
+  const { stdout } = await run('unshare', ['-fp', '--mount-proc', 'bash', '-c', outer], {
+    timeout: 60_000,
+    killSignal: 'SIGKILL',
+  });
+  return [...stdout.matchAll(/init exited (\d+)/g)].map((match) => Number(match[1]));
+}
+
+describe.runIf(ROOT)('the pid 1 init under repeated stop signals', () => {
+  it('exits with the command’s status after one forwarded SIGTERM (the control)', async () => {
+    expect(await exitCodes(3, false)).toEqual([3, 3, 3]);
+  }, 60_000);
+
+  it('exits with the command’s status while SIGTERMs keep coming', async () => {
+    expect(await exitCodes(3, true)).toEqual([3, 3, 3]);
+  }, 60_000);
+});
