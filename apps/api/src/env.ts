@@ -110,6 +110,8 @@ export const envSchema = z.object({
   FUSEBOX_AGENT_SESSION_IDLE_TIMEOUT_S: timerSeconds(1800),
   /** /process_action observations longer than this are cut in the middle (a task may set its own limit). */
   FUSEBOX_AGENT_OBSERVATION_MAX_CHARS: positiveInt(8192),
+  /** Actions one agent session takes at most; one more answers 409 FUSEBOX_SESSION_ACTION_LIMIT. */
+  FUSEBOX_SESSION_MAX_ACTIONS: positiveInt(1000),
   /** The corpus /retrieve searches when its path names none; unset, the only corpus imported. */
   FUSEBOX_RETRIEVE_CORPUS: z.string().min(1, 'must not be empty when set').optional(),
   /** Queries in one /retrieve request (Search-R1's rollout sends a whole batch's at once). */

@@ -42,6 +42,7 @@ describe('agent session limits and auth', () => {
         // One global permit, waited for at most half a second: a second action during a long one is refused.
         FUSEBOX_MAX_CONCURRENCY: '1',
         FUSEBOX_LIMITER_TIMEOUT_S: '0.5',
+        FUSEBOX_SESSION_MAX_ACTIONS: '3',
       }),
     ]);
   });
@@ -120,6 +121,31 @@ describe('agent session limits and auth', () => {
     );
     // Nothing was run or counted for the refused action, and the session goes on.
     expect(await act(saturated, refused, 'print(2)')).toBe('2\nexit code 0');
+  });
+
+  it('refuses an action past FUSEBOX_SESSION_MAX_ACTIONS with 409, records it, and keeps the session', async () => {
+    const sid = await startSession(saturated, BUILTIN.add);
+    for (const content of ['def add(a, b):\n    return a + b', 'print(add(1, 2))', 'print(3)']) {
+      await act(saturated, sid, content);
+    }
+    const refused = await post(saturated, '/process_action', { sid, content: 'print(4)' });
+    expect(refused).toMatchObject({ status: 409, body: { code: 'FUSEBOX_SESSION_ACTION_LIMIT' } });
+    expect(refused.body.detail).toContain('FUSEBOX_SESSION_MAX_ACTIONS');
+    expect(refused.body.detail).toContain('3 actions');
+    const reader = saturatedDatabase.reader();
+    const session = await reader.session.findUniqueOrThrow({
+      where: { id: sid },
+      select: { actionCount: true, errorCount: true, state: true, _count: { select: { actions: true } } },
+    });
+    expect(session).toEqual({ actionCount: 3, errorCount: 1, state: 'active', _count: { actions: 3 } });
+    const events = await reader.sessionEvent.findMany({ where: { sessionId: sid }, select: { message: true } });
+    expect(events[0]?.message).toMatch(/^409 .*FUSEBOX_SESSION_MAX_ACTIONS/);
+    // The session still ends as any other (this server's one permit is too few for the reward's tests).
+    expect((await post(saturated, '/postprocess', { sid })).body).toMatchObject({
+      state: 'postprocessed',
+      actions: 3,
+      errors: 1,
+    });
   });
 
   it('expires idle sessions: no more actions, but the reward can still be computed', async () => {

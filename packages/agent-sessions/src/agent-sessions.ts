@@ -5,6 +5,7 @@ import { SessionNotFoundError as InterpreterNotFoundError } from '@fusebox/local
 import { computeReward, readTask, storedTask, storedTaskSelect, type StoredTask } from '@fusebox/tasks';
 import {
   ConcurrentActionError,
+  SessionActionLimitError,
   SessionClosedError,
   SessionNotFoundError,
   SessionsFullError,
@@ -29,6 +30,8 @@ export interface AgentSessionSettings {
   idleTimeoutMs: number;
   /** Observations longer than this are cut in the middle, unless the task sets its own limit. */
   maxObservationChars: number;
+  /** Actions one session takes at most; one more is refused (409) and recorded against the session. */
+  maxActions: number;
   /** Where failures of the background expiry go (the database was unreachable, say). */
   onExpiryError(error: unknown): void;
 }
@@ -123,7 +126,7 @@ export class AgentSessions {
       return rows.map(({ id }) => ids.has(id));
     }, GROUP_COMMIT);
     this.#actionWrites = new GroupCommit(
-      (actions) => storeActions(prisma, sandbox.executionColumns, actions),
+      (actions) => storeActions(prisma, sandbox.executionColumns, actions, settings.maxActions),
       GROUP_COMMIT,
     );
     const interval = Math.max(1_000, Math.min(MAX_EXPIRY_INTERVAL_MS, settings.idleTimeoutMs / 4));
@@ -177,6 +180,10 @@ export class AgentSessions {
     return this.#mutex.run(sid, async () => {
       for (let attempt = 1; ; attempt += 1) {
         const live = await this.#liveSession(sid);
+        // Checked before the code runs; the store checks it again against the database's count.
+        if (live.actionCount >= this.#settings.maxActions) {
+          throw new SessionActionLimitError(sid, this.#settings.maxActions);
+        }
         const answer = await this.#act(live, content);
         if (answer) return answer;
         // Not stored: the session moved on elsewhere (or ended). Forget what this process knew of it.

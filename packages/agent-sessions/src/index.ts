@@ -10,6 +10,7 @@ export { type CellOutcome, cellAsRunResponse, lastCellOutcome } from './cell-out
 export {
   InvalidRequestError,
   SESSION_API_ERROR_CODES,
+  SessionActionLimitError,
   SessionApiError,
   type SessionApiErrorCode,
   SessionClosedError,

@@ -35,7 +35,7 @@ export interface StoredAction {
  * Each action's number comes from its session's row, which the statement updates (and so locks): whichever
  * process stores a session's actions, and in whatever order they arrive, they are numbered 1, 2, 3… without a
  * gap or a duplicate. Resolves to each action's number, or undefined for one not stored: its session is no
- * longer active, or it had an `expectedSeq` and another process stored an action of that session meanwhile.
+ * longer active, already holds `maxActions` actions, or it had an `expectedSeq` and another process stored an action of that session meanwhile.
  *
  * The commit is durable before the answer (synchronous_commit as the server has it, on by default): an action
  * answered survives a crash of Fusebox or of Postgres. Group commit, not a relaxed commit, keeps that cheap.
@@ -44,6 +44,7 @@ export async function storeActions(
   prisma: PrismaClient,
   executionColumns: SessionSandbox['executionColumns'],
   actions: StoredAction[],
+  maxActions: number,
 ): Promise<(number | undefined)[]> {
   const now = new Date();
   const executions: Record<string, unknown>[] = [];
@@ -80,6 +81,7 @@ export async function storeActions(
       FROM stored
       WHERE session.id = stored.session_id
         AND session.state = 'active'
+        AND session.action_count < ${maxActions}
         AND (stored.seq IS NULL OR session.action_count + 1 = stored.seq)
       RETURNING session.id AS session_id, session.action_count AS seq
     ), executions AS (

@@ -68,6 +68,7 @@ export async function registerAgentSessionRoutes(
       maxSessions: env.FUSEBOX_AGENT_SESSION_MAX,
       idleTimeoutMs: env.FUSEBOX_AGENT_SESSION_IDLE_TIMEOUT_S * 1000,
       maxObservationChars: env.FUSEBOX_AGENT_OBSERVATION_MAX_CHARS,
+      maxActions: env.FUSEBOX_SESSION_MAX_ACTIONS,
       onExpiryError: (error) => app.log.error({ err: error }, 'could not expire idle agent sessions'),
     },
     corpusSessionSearch(options.searcher, options.searchLimiter),

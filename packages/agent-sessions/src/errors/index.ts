@@ -5,6 +5,7 @@ export {
   type SessionApiErrorCode,
 } from './session-api-error';
 export { ConcurrentActionError } from './concurrent-action-error';
+export { SessionActionLimitError } from './session-action-limit-error';
 export { InvalidRequestError } from './invalid-request-error';
 export { SessionClosedError } from './session-closed-error';
 export { SessionNotFoundError } from './session-not-found-error';

@@ -1,5 +1,6 @@
 /** The stable `code` of every error class of the session API. */
 export const SESSION_API_ERROR_CODES = [
+  'FUSEBOX_SESSION_ACTION_LIMIT',
   'FUSEBOX_SESSION_CLOSED',
   'FUSEBOX_SESSION_CONCURRENT_ACTION',
   'FUSEBOX_SESSION_INVALID_REQUEST',
