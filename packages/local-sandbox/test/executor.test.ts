@@ -86,6 +86,23 @@ describe('executor', () => {
     expect(ourProcesses()).toEqual([]);
   });
 
+  it('runs many executions at once without piling listeners on one shared signal', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    const executor = await createExecutor({ concurrency: 16, warn: () => {} });
+    try {
+      // bash: a cold run (python's are forked from its zygote, which starts them one after another).
+      const sleepyBash = { code: 'sleep 0.3; echo done', language: 'bash' as const, run_timeout: 10 };
+      const results = await Promise.all(Array.from({ length: 16 }, () => executor.runCode(sleepyBash)));
+      expect(results.map((result) => result.response.status)).toEqual(Array(16).fill('Success'));
+    } finally {
+      await executor.close();
+      process.off('warning', onWarning);
+    }
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
   it('validates its options up front', async () => {
     await expect(createExecutor({ concurrency: 0 })).rejects.toThrow(
       new TypeError('expected concurrency to be an integer of at least 1, got 0'),
