@@ -9,6 +9,7 @@ import {
 import type { Stemmer } from './bm25-terms';
 import { CorpusChoiceError } from './errors/corpus-choice-error';
 import { UnknownCorpusError } from './errors/unknown-corpus-error';
+import { MemoryBudget, PassageStore } from './passage-store';
 
 /** A passage found for a query, as Search-R1's retrieval server returns it, with its BM25 score. */
 export interface RetrievedDocument {
@@ -27,11 +28,15 @@ export interface CorpusSearch {
 const LOAD_BATCH = 10_000;
 /** Passages indexed between two turns of the event loop while an index is built. */
 const YIELD_EVERY = 500;
+/** Default of `passageMemoryBytes`: a million passages of Search-R1's size (about 420 MB of text) fit. */
+export const DEFAULT_PASSAGE_MEMORY_BYTES = 1024 * 1024 * 1024;
 
 interface LoadedIndex {
   index: Bm25Index;
   /** Per position in the index, the passage's line (its key in `retrieval_document`). */
   lines: Int32Array;
+  /** The passages answered from memory: the first ones, as many as the budget allows. */
+  passages: PassageStore;
 }
 
 /** A corpus as a search needs it: which one, and its version (a new one rebuilds the index). */
@@ -47,7 +52,8 @@ export interface CorpusRef {
 /**
  * Searches imported corpora with BM25. Each corpus's index is built in this process from its passages on first
  * use (a few seconds per 100k passages, see bench/retrieval) and kept while the corpus is unchanged; an import
- * that adds passages makes the next search rebuild it. Only the hits' texts are read back from the database.
+ * that adds passages makes the next search rebuild it. The passages themselves are kept in memory too, up to
+ * `passageMemoryBytes` for all corpora together; the hits beyond that bound are read from the database.
  *
  * @example
  * const searcher = new CorpusSearcher(prisma);
@@ -60,17 +66,32 @@ export class CorpusSearcher {
   readonly #corpora = new Map<string, { corpus: CorpusRef; at: number }>();
   readonly #parameters: Bm25Parameters;
   readonly #refreshMs: number;
+  readonly #passageMemory: MemoryBudget;
 
   /**
    * `refreshMs` is how long a corpus as read is reused before it is read again (default 1 s): an import is
-   * seen by searches that start that much later.
+   * seen by searches that start that much later. `passageMemoryBytes` bounds the passages kept in memory, all
+   * corpora together (default 1 GiB; 0 reads every hit from the database).
    */
   constructor(
     private readonly prisma: PrismaClient,
-    options: { parameters?: Bm25Parameters; refreshMs?: number } = {},
+    options: { parameters?: Bm25Parameters; refreshMs?: number; passageMemoryBytes?: number } = {},
   ) {
     this.#parameters = options.parameters ?? PYSERINI_BM25;
     this.#refreshMs = options.refreshMs ?? 1_000;
+    this.#passageMemory = new MemoryBudget(options.passageMemoryBytes ?? DEFAULT_PASSAGE_MEMORY_BYTES);
+  }
+
+  /** The passages kept in memory, per corpus id, and the bytes they hold (for tests and the server's log). */
+  async passagesInMemory(): Promise<{ corpusId: string; kept: number; bytes: number }[]> {
+    const loaded = await Promise.all(
+      [...this.#indexes].map(async ([corpusId, { loading }]) => ({ corpusId, index: await loading })),
+    );
+    return loaded.map(({ corpusId, index }) => ({
+      corpusId,
+      kept: index.passages.kept,
+      bytes: index.passages.bytes,
+    }));
   }
 
   /**
@@ -121,14 +142,19 @@ export class CorpusSearcher {
     topk: number;
   }): Promise<CorpusSearch> {
     const { corpus } = options;
-    const { index, lines } = await this.#index(corpus);
+    const { index, lines, passages } = await this.#index(corpus);
     const hits: Bm25Hit[][] = [];
     for (const query of options.queries) {
       hits.push(index.search(query, options.topk));
       // Searching is synchronous: a batch of a thousand queries lets other requests through between queries.
       await new Promise((resolve) => setImmediate(resolve));
     }
-    const wanted = [...new Set(hits.flatMap((list) => list.map((hit) => lines[hit.doc]!)))];
+    // Passages past the memory bound are read from the database, in one query for the whole batch.
+    const wanted = [
+      ...new Set(
+        hits.flatMap((list) => list.filter((hit) => hit.doc >= passages.kept).map((hit) => lines[hit.doc]!)),
+      ),
+    ];
     const rows =
       wanted.length === 0
         ? []
@@ -136,12 +162,12 @@ export class CorpusSearcher {
             where: { corpusId: corpus.id, line: { in: wanted } },
             select: { line: true, docId: true, contents: true },
           });
-    const byLine = new Map(rows.map((row) => [row.line, row]));
+    const byLine = new Map(rows.map((row) => [row.line, { id: row.docId, contents: row.contents }]));
     const results = hits.map((list) =>
       list.flatMap((hit) => {
-        const row = byLine.get(lines[hit.doc]!);
+        const passage = passages.get(hit.doc) ?? byLine.get(lines[hit.doc]!);
         // A passage deleted since the index was built (its corpus re-imported) is simply left out.
-        return row ? [{ id: row.docId, contents: row.contents, score: hit.score }] : [];
+        return passage ? [{ id: passage.id, contents: passage.contents, score: hit.score }] : [];
       }),
     );
     return { corpus: { id: corpus.id, name: corpus.name }, results };
@@ -159,6 +185,12 @@ export class CorpusSearcher {
     const version = `${corpus.documentCount}@${corpus.updatedAt.getTime()}/${corpus.stemmer}`;
     const cached = this.#indexes.get(corpus.id);
     if (cached?.version === version) return cached.loading;
+    // The index replaced gives its passages' memory back (searches still using it keep their copy alive).
+    if (cached)
+      void cached.loading.then(
+        ({ passages }) => passages.release(),
+        () => undefined,
+      );
     const loading = this.#load(corpus.id, corpus.stemmer as Stemmer);
     this.#indexes.set(corpus.id, { version, loading });
     // A failed load (the database went away) must not stay cached.
@@ -171,25 +203,38 @@ export class CorpusSearcher {
   async #load(corpusId: string, stemmer: Stemmer): Promise<LoadedIndex> {
     const builder = new Bm25IndexBuilder({ stemmer });
     const lines: number[] = [];
+    const passages = new PassageStore(this.#passageMemory);
     // Raw rows (Prisma's model mapping cost more than the database), and the next page is asked for while this
     // one is indexed, so reading and tokenizing overlap.
-    const page = (after: number) => this.prisma.$queryRaw<{ line: number; contents: string }[]>`
-      SELECT "line", "contents" FROM "retrieval_document"
+    const page = (after: number) => this.prisma.$queryRaw<
+      { line: number; doc_id: string; contents: string }[]
+    >`
+      SELECT "line", "doc_id", "contents" FROM "retrieval_document"
       WHERE "corpus_id" = ${corpusId}::uuid AND "line" > ${after}::int
       ORDER BY "line" LIMIT ${LOAD_BATCH}::int`;
-    let pending = page(0);
-    for (;;) {
-      const batch = await pending;
-      if (batch.length === LOAD_BATCH) pending = page(batch[batch.length - 1]!.line);
-      for (const [index, row] of batch.entries()) {
-        builder.add(row.contents);
-        lines.push(row.line);
-        // Building a big corpus's index takes seconds of CPU: let the server's other requests (and the page
-        // being fetched, whose answer has a deadline) through now and then.
-        if (index % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
+    try {
+      let pending = page(0);
+      for (;;) {
+        const batch = await pending;
+        if (batch.length === LOAD_BATCH) pending = page(batch[batch.length - 1]!.line);
+        for (const [index, row] of batch.entries()) {
+          builder.add(row.contents);
+          lines.push(row.line);
+          passages.add(row.doc_id, row.contents);
+          // Building a big corpus's index takes seconds of CPU: let the server's other requests (and the page
+          // being fetched, whose answer has a deadline) through now and then.
+          if (index % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
+        }
+        if (batch.length < LOAD_BATCH) break;
       }
-      if (batch.length < LOAD_BATCH) break;
+    } catch (error) {
+      passages.release();
+      throw error;
     }
-    return { index: builder.build(this.#parameters), lines: Int32Array.from(lines) };
+    return {
+      index: builder.build(this.#parameters),
+      lines: Int32Array.from(lines),
+      passages: passages.seal(),
+    };
   }
 }

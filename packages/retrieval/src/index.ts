@@ -8,7 +8,13 @@ export {
   type ImportCorpusOptions,
   importCorpus,
 } from './import-corpus';
-export { type CorpusRef, type CorpusSearch, CorpusSearcher, type RetrievedDocument } from './corpus-searcher';
+export {
+  type CorpusRef,
+  type CorpusSearch,
+  CorpusSearcher,
+  DEFAULT_PASSAGE_MEMORY_BYTES,
+  type RetrievedDocument,
+} from './corpus-searcher';
 export { CorpusChoiceError } from './errors/corpus-choice-error';
 export { CorpusImportError } from './errors/corpus-import-error';
 export { UnknownCorpusError } from './errors/unknown-corpus-error';
