@@ -14,20 +14,22 @@ export interface AssertStatement extends SplitSite {
 }
 
 /**
- * Every `assert` statement of a test, each split by `siteAt`; undefined when one is no shape it splits, when
- * `refused` says a token outside them could fail the test some other way, or when there is none.
+ * Every `assert` statement of a test (a token `isAssert` names: Rust's `assert_eq` too), each split by `siteAt`;
+ * undefined when one is no shape it splits, when `refused` says a token outside them could fail the test some
+ * other way, or when there is none.
  */
 export function assertStatements<S extends AssertStatement>(
   code: string,
   siteAt: (code: string, tokens: readonly Token[], at: number) => S | undefined,
   refused: (tokens: readonly Token[], at: number) => boolean,
+  isAssert: (text: string) => boolean = (text) => text === 'assert',
 ): S[] | undefined {
   if (code.includes('#<INSERT>')) return undefined;
   const tokens = tokenize(code);
   if (tokens === undefined) return undefined;
   const sites: S[] = [];
   for (let index = 0; index < tokens.length; index++) {
-    if ((tokens[index] as Token).text === 'assert') {
+    if (isAssert((tokens[index] as Token).text)) {
       const site = siteAt(code, tokens, index);
       if (site === undefined) return undefined;
       sites.push(site);

@@ -72,3 +72,22 @@ export function callOnLiterals(
   const args = rest.slice(1, -1);
   return args.length === 0 || isLiteral(args);
 }
+
+/**
+ * Whether the source has a `#` outside its tokens and comments: a line `tokenize` skipped as a preprocessor
+ * line, which in a language without a preprocessor is code it did not read (a Rust attribute or raw string).
+ */
+export function skipsHashLine(code: string, tokens: readonly Token[]): boolean {
+  let from = 0;
+  for (const token of [...tokens, { start: code.length, end: code.length }]) {
+    if (
+      code
+        .slice(from, token.start)
+        .replaceAll(/\/\/[^\n]*|\/\*[\s\S]*?\*\//g, '')
+        .includes('#')
+    )
+      return true;
+    from = token.end;
+  }
+  return false;
+}

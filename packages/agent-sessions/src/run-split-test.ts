@@ -2,10 +2,16 @@ import { createHash } from 'node:crypto';
 import type { RunCodeResponse } from '@fusebox/sandbox-client/protocol';
 import type { StoredTask } from '@fusebox/tasks';
 import { readReports } from './assert-reports';
+import { splitBashTest } from './bash-asserts';
 import { splitCppTest } from './cpp-asserts';
+import { splitGoTest } from './go-asserts';
 import { splitJavaTest } from './java-asserts';
 import { splitJavaScriptTest } from './javascript-asserts';
+import { splitLuaTest } from './lua-asserts';
 import { programRequest } from './program-request';
+import { splitRTest } from './r-asserts';
+import { splitRubyTest } from './ruby-asserts';
+import { splitRustTest } from './rust-asserts';
 import type { ExecutionRow, SessionSandbox } from './session-sandbox';
 import type { SplitTest } from './split-test';
 import type { TrustedVerdict } from './trusted-test';
@@ -38,6 +44,18 @@ function splitIn(language: string, testCode: string): SplitTest | undefined {
       return splitCppTest(testCode);
     case 'java':
       return splitJavaTest(testCode);
+    case 'rust':
+      return splitRustTest(testCode);
+    case 'go_test':
+      return splitGoTest(testCode);
+    case 'ruby':
+      return splitRubyTest(testCode);
+    case 'lua':
+      return splitLuaTest(testCode);
+    case 'R':
+      return splitRTest(testCode);
+    case 'bash':
+      return splitBashTest(testCode);
     default:
       return undefined;
   }
@@ -66,15 +84,15 @@ export async function runSplitTest(
   const rows: ExecutionRow[] = [];
   let expected: string[] | undefined;
   if (split.expectedProgram !== undefined) {
-    expected = await expectedValues(sandbox, task, split.expectedProgram, split.sites.length, rows);
+    expected = await expectedValues(sandbox, task, split, rows);
     if (expected === undefined) return undefined;
   }
-  const { response, row } = await sandbox.runProgram(programRequest(task, split.program(solution)));
+  const { response, row } = await sandbox.runProgram(splitRequest(task, split.program(solution), split));
   rows.push(row);
   const run = response.run_result;
   if (response.status !== 'Success' || run?.status !== 'Finished' || run.return_code !== 0)
     return { response, rows, verdict: undefined };
-  const reports = readReports(run.stdout ?? '');
+  const reports = readReports(reportText(response, split));
   const failures = reports.malformed.map((line) => `a malformed report line: ${line}`);
   for (const site of reports.bySite.keys())
     if (site >= split.sites.length) failures.push(`a report for no assert of this test (${site})`);
@@ -93,7 +111,10 @@ export async function runSplitTest(
       }
     }
   });
-  const shown = { ...response, run_result: { ...run, stdout: reports.output } };
+  const shown = {
+    ...response,
+    run_result: { ...run, stdout: split.reportFile === undefined ? reports.output : (run.stdout ?? '') },
+  };
   if (failures.length === 0 && unchecked.length === 0)
     return { response: shown, rows, verdict: { passed: true, status: 'success', detail: '' } };
   if (unchecked.length > 0)
@@ -128,20 +149,20 @@ const EXPECTED_CACHE_ENTRIES = 4096;
 async function expectedValues(
   sandbox: SessionSandbox,
   task: StoredTask,
-  program: string,
-  siteCount: number,
+  split: SplitTest,
   rows: ExecutionRow[],
 ): Promise<string[] | undefined> {
+  const program = split.expectedProgram ?? '';
   const key = createHash('sha256').update(task.language).update('\0').update(program).digest('hex');
   const cached = expectedCache.get(key);
   if (cached !== undefined) return cached;
-  const { response, row } = await sandbox.runProgram(programRequest(task, program));
+  const { response, row } = await sandbox.runProgram(splitRequest(task, program, split));
   rows.push(row);
   const run = response.run_result;
   if (response.status !== 'Success' || run?.status !== 'Finished' || run.return_code !== 0) return undefined;
-  const { bySite } = readReports(run.stdout ?? '');
+  const { bySite } = readReports(reportText(response, split));
   const values: string[] = [];
-  for (let site = 0; site < siteCount; site++) {
+  for (let site = 0; site < split.sites.length; site++) {
     const reported = bySite.get(site);
     if (reported?.length !== 1) return undefined;
     values.push(reported[0] as string);
@@ -150,4 +171,17 @@ async function expectedValues(
     expectedCache.delete(expectedCache.keys().next().value as string);
   expectedCache.set(key, values);
   return values;
+}
+
+/** The `/run_code` request of one of a split test's programs, fetching back its report file if it has one. */
+function splitRequest(task: StoredTask, code: string, split: SplitTest) {
+  const request = programRequest(task, code);
+  return split.reportFile === undefined ? request : { ...request, fetch_files: [split.reportFile] };
+}
+
+/** Where a split test's program left its report lines: its report file (base64 in the response), or stdout. */
+function reportText(response: RunCodeResponse, split: SplitTest): string {
+  if (split.reportFile === undefined) return response.run_result?.stdout ?? '';
+  const file = response.files[split.reportFile];
+  return file === undefined ? '' : Buffer.from(file, 'base64').toString('utf8');
 }

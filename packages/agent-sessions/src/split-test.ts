@@ -18,6 +18,11 @@ export interface SplitTest {
    */
   expectedProgram?: string;
   /**
+   * Where both programs write their report lines, for a language whose runner keeps a passing program's stdout
+   * to itself (`go test`): the run fetches the file back. Undefined: the reports are on stdout.
+   */
+  reportFile?: string;
+  /**
    * Whether a site's check holds: its actual report against its expected value (the host's own, or the
    * expected program's report), with what to show when it does not.
    */

@@ -3,7 +3,7 @@ import { useRewardSessions } from './reward-episodes';
 
 // Conformance of split assert tests (packages/agent-sessions/src/split-test.ts) on real problems: HumanEval/0
 // (has_close_elements, booleans over float lists) and HumanEval/1 (separate_paren_groups, lists of strings), with
-// their tests as MultiPL-E writes them in Node, TypeScript, C++ and Java. A right solution scores 1 and a wrong
+// their tests as MultiPL-E writes them in Node, TypeScript, C++, Java, Rust and Go (`go test`). A right solution scores 1 and a wrong
 // one 0, and both verdicts are the host's (no `trusted: false`): the split must neither reject right answers nor
 // let wrong ones through.
 
@@ -60,6 +60,21 @@ const javaValue = typedValue(
   (items, cast, strings) =>
     `(new ArrayList<${strings ? 'String' : 'Float'}>(Arrays.asList(${items.map(cast).join(', ')})))`,
 );
+/** A Rust literal as MultiPL-E writes it: `vec![…]`, `String::from("…")`, floats with a point. */
+const rustValue = (value: unknown): string => {
+  if (typeof value === 'boolean') return String(value);
+  if (typeof value === 'number') return float(value);
+  if (typeof value === 'string') return `String::from(${JSON.stringify(value)})`;
+  return `vec![${(value as unknown[]).map(rustValue).join(', ')}]`;
+};
+/** A Go literal as MultiPL-E writes it: `[]float64{…}`, `[]string{…}`. */
+const goValue = (value: unknown): string => {
+  if (typeof value === 'boolean') return String(value);
+  if (typeof value === 'number') return float(value);
+  if (typeof value === 'string') return JSON.stringify(value);
+  const items = value as unknown[];
+  return `[]${typeof items[0] === 'string' ? 'string' : 'float64'}{${items.map(goValue).join(', ')}}`;
+};
 const camel = (name: string) => name.replaceAll(/_(\w)/g, (_, letter: string) => letter.toUpperCase());
 
 /** MultiPL-E's test of a problem in a language, from the Python test's cases. */
@@ -71,6 +86,15 @@ function multiplETest(language: string, problem: Problem): string {
       return `${language === 'typescript' ? 'declare var require: any;\n' : ''}const assert = require('node:assert');\n\n\nfunction test() {\n  let candidate = ${name};\n${cases.map(([args, expected]) => `  assert.deepEqual(candidate(${args.map(javascriptValue).join(', ')}),${javascriptValue(expected)});\n`).join('')}}\n\ntest();\n`;
     case 'cpp':
       return `}\nint main() {\n    auto candidate = ${name};\n${cases.map(([args, expected]) => `    assert(candidate(${args.map((arg) => `(${cppValue(arg)})`).join(', ')}) == (${cppValue(expected)}));\n`).join('')}}\n`;
+    case 'rust':
+      return `}\n\nfn main() {\n    let candidate = ${name};\n${cases.map(([args, expected]) => `    assert_eq!(candidate(${args.map(rustValue).join(', ')}), ${rustValue(expected)});\n`).join('')}}\n`;
+    case 'go_test': {
+      const title = name
+        .split('_')
+        .map((word) => `${word.charAt(0).toUpperCase()}${word.slice(1)}`)
+        .join('_');
+      return `func Test${title}(t *testing.T) {\n  candidate := ${name}\n\ttype test struct {\n\t\tactual   interface{}\n\t\texpected interface{}\n\t}\n   tests := []test{\n${cases.map(([args, expected]) => `     { actual: candidate(${args.map(goValue).join(', ')}), expected: ${goValue(expected)} },\n`).join('')}   }\n\n\tfor i, tc := range tests {\n\t\tt.Run(fmt.Sprintf("test num % d", i), func(t *testing.T) {\n\t\t\tif fmt.Sprintf("%v", tc.actual) != fmt.Sprintf("%v", tc.expected) {\n\t\t\t\tt.Errorf("expected '%s', got '%s'", tc.expected, tc.actual)\n\t\t\t}\n\t\t})\n\t}\n}\n`;
+    }
     default: {
       const check = (args: unknown[], expected: unknown) => {
         const call = `${camel(name)}(${args.map((arg) => `(${javaValue(arg)})`).join(', ')})`;
@@ -137,6 +161,36 @@ const SOLUTIONS: Record<string, Record<string, { right: string; wrong: string }>
         "import java.util.*;\nclass Main {\n    public static ArrayList<String> separateParenGroups(String s) {\n        ArrayList<String> groups = new ArrayList<>();\n        StringBuilder current = new StringBuilder();\n        int depth = 0;\n        for (char c : s.toCharArray()) {\n            if (c == ' ') continue;\n            current.append(c);\n            depth += c == '(' ? 1 : -1;\n            if (depth == 0) { groups.add(current.toString()); current.setLength(0); }\n        }\n        return groups;\n",
       wrong:
         'import java.util.*;\nclass Main {\n    public static ArrayList<String> separateParenGroups(String s) {\n        return new ArrayList<>(Arrays.asList(s.split(" ")));\n',
+    },
+  },
+  // MultiPL-E's Rust prompts leave the function open, as its C++ ones do: the test starts by closing it.
+  rust: {
+    has_close_elements: {
+      right:
+        'fn has_close_elements(numbers: Vec<f64>, threshold: f64) -> bool {\n    for i in 0..numbers.len() {\n        for j in (i + 1)..numbers.len() {\n            if (numbers[i] - numbers[j]).abs() < threshold {\n                return true;\n            }\n        }\n    }\n    false\n',
+      wrong:
+        'fn has_close_elements(numbers: Vec<f64>, threshold: f64) -> bool {\n    for i in 0..numbers.len() {\n        for j in (i + 1)..numbers.len() {\n            if (numbers[i] - numbers[j]).abs() < threshold * 2.0 {\n                return true;\n            }\n        }\n    }\n    false\n',
+    },
+    separate_paren_groups: {
+      right:
+        "fn separate_paren_groups(paren_string: String) -> Vec<String> {\n    let mut groups = Vec::new();\n    let mut current = String::new();\n    let mut depth = 0;\n    for c in paren_string.chars() {\n        if c == ' ' {\n            continue;\n        }\n        current.push(c);\n        if c == '(' { depth += 1; } else { depth -= 1; }\n        if depth == 0 {\n            groups.push(current.clone());\n            current.clear();\n        }\n    }\n    groups\n",
+      wrong:
+        "fn separate_paren_groups(paren_string: String) -> Vec<String> {\n    paren_string.split(' ').map(|group| group.to_string()).collect()\n",
+    },
+  },
+  // MultiPL-E's Go prompts are a test package that imports testing and fmt for the test.
+  go_test: {
+    has_close_elements: {
+      right:
+        'package has_close_elements_test\n\nimport (\n    "testing"\n    "fmt"\n)\n\nfunc has_close_elements(numbers []float64, threshold float64) bool {\n    for i := 0; i < len(numbers); i++ {\n        for j := i + 1; j < len(numbers); j++ {\n            d := numbers[i] - numbers[j]\n            if d < 0 {\n                d = -d\n            }\n            if d < threshold {\n                return true\n            }\n        }\n    }\n    return false\n}\n',
+      wrong:
+        'package has_close_elements_test\n\nimport (\n    "testing"\n    "fmt"\n)\n\nfunc has_close_elements(numbers []float64, threshold float64) bool {\n    for i := 0; i < len(numbers); i++ {\n        for j := i + 1; j < len(numbers); j++ {\n            d := numbers[i] - numbers[j]\n            if d < 0 {\n                d = -d\n            }\n            if d < threshold*2 {\n                return true\n            }\n        }\n    }\n    return false\n}\n',
+    },
+    separate_paren_groups: {
+      right:
+        'package separate_paren_groups_test\n\nimport (\n    "testing"\n    "fmt"\n)\n\nfunc separate_paren_groups(paren_string string) []string {\n    groups := []string{}\n    current := ""\n    depth := 0\n    for _, c := range paren_string {\n        if c == \' \' {\n            continue\n        }\n        current += string(c)\n        if c == \'(\' {\n            depth++\n        } else {\n            depth--\n        }\n        if depth == 0 {\n            groups = append(groups, current)\n            current = ""\n        }\n    }\n    return groups\n}\n',
+      wrong:
+        'package separate_paren_groups_test\n\nimport (\n    "testing"\n    "fmt"\n    "strings"\n)\n\nfunc separate_paren_groups(paren_string string) []string {\n    return strings.Split(paren_string, " ")\n}\n',
     },
   },
 };
