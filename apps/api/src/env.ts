@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseDatabaseUrl } from '@fusebox/db/database-url';
 import { portSetting as port, readEnvironment } from '@fusebox/input';
-import { DEFAULT_SANDBOX_UID_BASE } from '@fusebox/local-sandbox/executor-options';
+import { DEFAULT_SANDBOX_UID_BASE, DEFAULT_SANDBOX_UID_BLOCK } from '@fusebox/local-sandbox/executor-options';
 
 const positiveInt = (fallback: number) =>
   z.coerce
@@ -72,6 +72,16 @@ export const envSchema = z.object({
   FUSEBOX_EXECUTOR_MAX_PROCESSES: positiveInt(512),
   /** When Fusebox runs as root: the first of the unprivileged host uids sandboxes run as, one per sandbox. */
   FUSEBOX_SANDBOX_UID_BASE: positiveInt(DEFAULT_SANDBOX_UID_BASE),
+  /**
+   * Sandbox uids one server leases at a time (flocked files in /var/lib/fusebox/uid-leases): servers sharing a
+   * machine and a base hold disjoint blocks of this many. At most 65536.
+   */
+  FUSEBOX_SANDBOX_UID_BLOCK: z.coerce
+    .number({ error: 'expected a positive integer' })
+    .int('expected a positive integer')
+    .positive('expected a positive integer')
+    .max(65_536, 'expected at most 65536 (the size of the sandbox uid range)')
+    .default(DEFAULT_SANDBOX_UID_BLOCK),
   /** `on`: Python /run_code runs are forked from warm interpreters (zygotes), one per executor slot. */
   FUSEBOX_PYTHON_ZYGOTE: z.enum(['on', 'off'], { error: "expected 'on' or 'off'" }).default('on'),
   /** Modules every zygote imports before its first run, comma-separated (not installed: skipped). */

@@ -17,6 +17,7 @@ export async function createServerExecutor(env: Env): Promise<Executor> {
       diskLimitMB: env.FUSEBOX_EXECUTOR_DISK_LIMIT_MB,
       maxProcesses: env.FUSEBOX_EXECUTOR_MAX_PROCESSES,
       sandboxUidBase: env.FUSEBOX_SANDBOX_UID_BASE,
+      sandboxUidBlock: env.FUSEBOX_SANDBOX_UID_BLOCK,
       maxSessions: env.FUSEBOX_SESSION_MAX,
       sessionIdleTimeoutMs: env.FUSEBOX_SESSION_IDLE_TIMEOUT_S * 1000,
       pythonZygote: env.FUSEBOX_PYTHON_ZYGOTE === 'on',

@@ -89,7 +89,7 @@ export async function startServer(
     process: child,
     output: () => output,
     async stop(signal = 'SIGTERM') {
-      if (child.exitCode !== null) return child.exitCode;
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       const exited = once(child, 'exit');
       child.kill(signal);
       const [code] = (await exited) as [number | null];

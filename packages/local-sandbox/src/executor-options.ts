@@ -1,8 +1,9 @@
 import { availableParallelism } from 'node:os';
 import type { Isolation } from './sandbox-launcher';
-import { DEFAULT_SANDBOX_UID_BASE } from './sandbox-identities';
+import { DEFAULT_SANDBOX_UID_BASE, DEFAULT_SANDBOX_UID_BLOCK, SANDBOX_UID_COUNT } from './sandbox-identities';
+import { DEFAULT_UID_LEASE_DIR } from './uid-leases';
 
-export { DEFAULT_SANDBOX_UID_BASE };
+export { DEFAULT_SANDBOX_UID_BASE, DEFAULT_SANDBOX_UID_BLOCK };
 
 /**
  * How an {@link Executor} runs code. Every field is optional; the defaults suit one API process per machine.
@@ -30,6 +31,14 @@ export interface ExecutorOptions {
    * sandbox. Default 1879048192 (0x70000000), a range nothing on a usual host owns.
    */
   sandboxUidBase?: number;
+  /**
+   * Uids one lease holds: every executor on the machine (as root) leases whole blocks of this many from the
+   * range, held by flocked files in `sandboxUidLeaseDir`, so two servers never share a sandbox uid. Servers
+   * sharing a machine must use the same base and block (or disjoint ranges). Default 1024 (64 servers).
+   */
+  sandboxUidBlock?: number;
+  /** Where the uid leases are kept (a directory only root may write). Default /var/lib/fusebox/uid-leases. */
+  sandboxUidLeaseDir?: string;
   /** Bytes of `fetch_files` returned per request, all files together. Default 16 MiB. */
   fetchLimitBytes?: number;
   /** Sandboxes kept started and waiting for code. Default: `concurrency`. */
@@ -103,6 +112,16 @@ export function resolveExecutorOptions(options: ExecutorOptions = {}): ResolvedE
       `expected pythonZygoteModules to be Python module names, got ${JSON.stringify(options.pythonZygoteModules)}`,
     );
   }
+  if (options.sandboxUidBlock !== undefined && options.sandboxUidBlock > SANDBOX_UID_COUNT) {
+    throw new TypeError(
+      `expected sandboxUidBlock to be at most ${SANDBOX_UID_COUNT}, got ${options.sandboxUidBlock}`,
+    );
+  }
+  if (options.sandboxUidLeaseDir !== undefined && !options.sandboxUidLeaseDir.startsWith('/')) {
+    throw new TypeError(
+      `expected sandboxUidLeaseDir to be an absolute path, got ${JSON.stringify(options.sandboxUidLeaseDir)}`,
+    );
+  }
   if (options.warn !== undefined && typeof options.warn !== 'function') {
     throw new TypeError('expected warn to be a function');
   }
@@ -116,6 +135,8 @@ export function resolveExecutorOptions(options: ExecutorOptions = {}): ResolvedE
     diskLimitMB: count('diskLimitMB', 512),
     maxProcesses: count('maxProcesses', 512),
     sandboxUidBase: count('sandboxUidBase', DEFAULT_SANDBOX_UID_BASE),
+    sandboxUidBlock: count('sandboxUidBlock', DEFAULT_SANDBOX_UID_BLOCK),
+    sandboxUidLeaseDir: options.sandboxUidLeaseDir ?? DEFAULT_UID_LEASE_DIR,
     fetchLimitBytes: count('fetchLimitBytes', 16 * MB, 0),
     warmSandboxes: count('warmSandboxes', concurrency, 0),
     maxSessions: count('maxSessions', 64, 0),

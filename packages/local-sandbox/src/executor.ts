@@ -134,6 +134,8 @@ export class Executor {
       memoryCapBytes: resolved.memoryCapMB * MB,
       maxProcesses: resolved.maxProcesses,
       sandboxUidBase: resolved.sandboxUidBase,
+      sandboxUidBlock: resolved.sandboxUidBlock,
+      sandboxUidLeaseDir: resolved.sandboxUidLeaseDir,
       outputLimitBytes: resolved.outputLimitBytes,
       warn: resolved.warn,
     });

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { DEFAULT_UID_LEASE_DIR, UidLeases } from './uid-leases';
 
 /**
  * The first host uid (and gid) sandboxes run as when Fusebox runs as root: 0x70000000, just above the range
@@ -9,10 +10,14 @@ export const DEFAULT_SANDBOX_UID_BASE = 1_879_048_192;
 /** How many ids the range holds: far more sandboxes than can live at once on one machine. */
 export const SANDBOX_UID_COUNT = 65_536;
 
+/** Uids in one lease: every Fusebox server on a machine holds whole blocks, never a uid of another's. */
+export const DEFAULT_SANDBOX_UID_BLOCK = 1024;
+
 /**
  * Host identities for sandboxes, one per live sandbox: concurrent sandboxes never share a uid, so per-user
  * kernel limits (processes, inotify watches, message queues) and same-uid access (signals, /proc) never join
- * two runs. An id is handed out again only after its sandbox and every process in it are gone.
+ * two runs. An id is handed out again only after its sandbox and every process in it are gone. Ids come from
+ * blocks leased across processes ({@link UidLeases}), so two servers on one machine never share one either.
  */
 export class SandboxIdentities {
   /**
@@ -20,44 +25,89 @@ export class SandboxIdentities {
    * then run as its own uid, in their own user namespaces), or when the range is not mapped in its user
    * namespace (root of a container), which `warn` is told.
    */
-  static forThisProcess(base: number, warn: (message: string) => void): SandboxIdentities | undefined {
+  static forThisProcess(
+    base: number,
+    warn: (message: string) => void,
+    { blockSize = DEFAULT_SANDBOX_UID_BLOCK, leaseDir = DEFAULT_UID_LEASE_DIR } = {},
+  ): SandboxIdentities | undefined {
     if (process.getuid?.() !== 0) return undefined;
-    const identities = new SandboxIdentities(base);
     const unmapped = ['uid_map', 'gid_map'].filter((map) => !rangeMapped(map, base, SANDBOX_UID_COUNT));
-    if (unmapped.length === 0) return identities;
-    warn(
-      `the sandbox ids ${base}-${base + SANDBOX_UID_COUNT - 1} are not mapped in this user namespace (${unmapped.join(', ')}), ` +
-        "so sandboxes run as this process's uid in user namespaces of their own; map that range into the " +
-        'container, or set FUSEBOX_SANDBOX_UID_BASE to ids it maps that nothing owns',
+    if (unmapped.length > 0) {
+      warn(
+        `the sandbox ids ${base}-${base + SANDBOX_UID_COUNT - 1} are not mapped in this user namespace (${unmapped.join(', ')}), ` +
+          "so sandboxes run as this process's uid in user namespaces of their own; map that range into the " +
+          'container, or set FUSEBOX_SANDBOX_UID_BASE to ids it maps that nothing owns',
+      );
+      return undefined;
+    }
+    const identities = new SandboxIdentities(base, blockSize);
+    identities.#leases = UidLeases.open(
+      leaseDir,
+      { first: base, size: blockSize, blocks: Math.floor(SANDBOX_UID_COUNT / blockSize) },
+      warn,
     );
-    return undefined;
+    return identities;
   }
 
   readonly #base: number;
+  readonly #blockSize: number;
+  #leases: UidLeases | undefined;
   readonly #free: number[] = [];
+  /** The leased block ids are being taken from, and the next id of it not handed out yet. */
+  #block: number | undefined;
   #next = 0;
+  /** Every id handed out was never used before by anyone: without leases, the whole range is this process's. */
+  #unleasedNext = 0;
 
-  constructor(base: number) {
+  constructor(base: number, blockSize = DEFAULT_SANDBOX_UID_BLOCK) {
     if (!Number.isSafeInteger(base) || base < 1 || base + SANDBOX_UID_COUNT > 0xffff_fffe) {
       throw new TypeError(
         `expected the sandbox uid base to be an integer from 1 to ${0xffff_fffe - SANDBOX_UID_COUNT}, got ${base}`,
       );
     }
+    if (!Number.isSafeInteger(blockSize) || blockSize < 1 || blockSize > SANDBOX_UID_COUNT) {
+      throw new TypeError(
+        `expected the sandbox uid block to be an integer from 1 to ${SANDBOX_UID_COUNT}, got ${blockSize}`,
+      );
+    }
     this.#base = base;
+    this.#blockSize = blockSize;
   }
 
-  /** An id no live sandbox holds. */
-  acquire(): number {
+  /** An id no live sandbox of any Fusebox server on this machine holds. */
+  async acquire(): Promise<number> {
     const reused = this.#free.pop();
     if (reused !== undefined) return reused;
-    if (this.#next >= SANDBOX_UID_COUNT) throw new Error(`all ${SANDBOX_UID_COUNT} sandbox uids are in use`);
-    const id = this.#base + this.#next;
+    if (this.#leases === undefined) {
+      if (this.#unleasedNext >= SANDBOX_UID_COUNT) {
+        throw new Error(`all ${SANDBOX_UID_COUNT} sandbox uids are in use`);
+      }
+      this.#unleasedNext += 1;
+      return this.#base + this.#unleasedNext - 1;
+    }
+    if (this.#block === undefined || this.#next >= this.#blockSize) {
+      const block = await this.#leases.lease();
+      if (block === undefined) {
+        throw new Error(
+          `every block of ${this.#blockSize} sandbox uids from ${this.#base} is held by a live Fusebox server ` +
+            'on this machine (or the lease helper died): set a smaller FUSEBOX_SANDBOX_UID_BLOCK or give each server its ' +
+            'own FUSEBOX_SANDBOX_UID_BASE',
+        );
+      }
+      this.#block = block.first;
+      this.#next = 0;
+    }
     this.#next += 1;
-    return id;
+    return this.#block + this.#next - 1;
   }
 
   release(id: number): void {
     this.#free.push(id);
+  }
+
+  /** Gives the leased blocks back: call once every sandbox is gone. */
+  async close(): Promise<void> {
+    await this.#leases?.close();
   }
 }
 

@@ -51,6 +51,10 @@ export interface LauncherOptions {
    * {@link SandboxIdentities}). Otherwise sandboxes run as this process's own uid, in their own user namespace.
    */
   sandboxUidBase: number;
+  /** Uids per lease (see {@link SandboxIdentities}): servers on one machine hold disjoint blocks of this many. */
+  sandboxUidBlock?: number;
+  /** Where the uid leases are kept; default /var/lib/fusebox/uid-leases. */
+  sandboxUidLeaseDir?: string;
   /** Where non-fatal set-up problems are reported (cgroups unavailable, isolation off). */
   warn: (message: string) => void;
 }
@@ -117,14 +121,11 @@ export class SandboxLauncher {
     toolchains: Toolchains,
   ) {
     this.options = options;
-    this.#identities = identities;
     this.#runtimeDir = runtimeDir;
     this.#cgroups = cgroups;
     this.#toolchains = toolchains;
     const bwrap = options.isolation === 'bwrap';
-    this.#identities = bwrap
-      ? SandboxIdentities.forThisProcess(options.sandboxUidBase, options.warn)
-      : undefined;
+    this.#identities = identities;
     this.#pathDirs = [
       ...toolchains.roots.map((root) => ({
         inside: `${bwrap ? root.mount : root.host}/bin`,
@@ -156,7 +157,10 @@ export class SandboxLauncher {
     removeOrphanDirectories();
     const identities =
       options.isolation === 'bwrap'
-        ? SandboxIdentities.forThisProcess(options.sandboxUidBase, options.warn)
+        ? SandboxIdentities.forThisProcess(options.sandboxUidBase, options.warn, {
+            ...(options.sandboxUidBlock === undefined ? {} : { blockSize: options.sandboxUidBlock }),
+            ...(options.sandboxUidLeaseDir === undefined ? {} : { leaseDir: options.sandboxUidLeaseDir }),
+          })
         : undefined;
     const toolchains = await findToolchains({ forOtherUids: identities !== undefined });
     const runtimeDir = mkdtempSync(join(tmpdir(), `fusebox-sandbox-${OWNER_PREFIX}`));
@@ -169,6 +173,7 @@ export class SandboxLauncher {
         rmSync(runtimeDir, { recursive: true, force: true });
         toolchains.release();
         if (typeof cgroups !== 'string') cgroups.close();
+        await identities?.close();
         throw new IsolationUnavailableError(
           `sandboxes cannot get their seccomp filter: ${(error as Error).message}`,
           { cause: error },
@@ -208,8 +213,8 @@ export class SandboxLauncher {
   }
 
   /** What bubblewrap prints when it runs `true` with the sandboxes' arguments: empty if it succeeds. */
-  #bwrapSays(): Promise<string> {
-    const uid = this.#identities?.acquire();
+  async #bwrapSays(): Promise<string> {
+    const uid = await this.#identities?.acquire();
     const handles = Object.entries(this.#setupFiles).map(
       ([fd, path]) => [Number(fd), openSync(path, constants.O_RDONLY)] as const,
     );
@@ -285,11 +290,11 @@ export class SandboxLauncher {
   ): Promise<Sandbox> {
     const bwrap = this.options.isolation === 'bwrap';
     if (!this.#spawner.alive) this.#spawner = new Spawner();
+    const uid = await this.#identities?.acquire();
     const cgroup = this.#cgroups?.create({
       maxProcesses: this.options.maxProcesses,
       memoryBytes: this.options.memoryCapBytes,
     });
-    const uid = this.#identities?.acquire();
     const releaseIdentity = () => {
       if (uid !== undefined) this.#identities?.release(uid);
     };
@@ -443,6 +448,8 @@ export class SandboxLauncher {
     rmSync(this.#runtimeDir, { recursive: true, force: true });
     this.#cgroups?.close();
     this.#toolchains.release();
+    // Every sandbox is gone (the spawner killed and reaped what was left): its uids are free for other servers.
+    await this.#identities?.close();
   }
 
   #bwrapArgs(): string[] {

@@ -3,7 +3,6 @@ import {
   closeSync,
   constants,
   fstatSync,
-  lstatSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -15,9 +14,9 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { ownDirectory } from './own-directory';
+import { dirname, join } from 'node:path';
 import { randomName } from './random-name';
+import { trustedDirectory } from './trusted-directory';
 
 /** What libseccomp and its Python binding are: Debian's package database names their versions. */
 const PACKAGES_DB = '/var/lib/dpkg/status';
@@ -141,21 +140,5 @@ export function storeCachedFilter(dir: string, key: string, filter: Buffer): voi
     }
   } catch {
     // Not cached: the next start compiles the filter again.
-  }
-}
-
-/**
- * `dir` is this user's own directory, and nobody but this user or root can rename or replace it or any directory
- * above it (a sticky directory such as /tmp lets others remove only their own names).
- */
-function trustedDirectory(dir: string): boolean {
-  if (!ownDirectory(dir)) return false;
-  // Up to the root: for a relative path (TMPDIR=tmp) the directories above the working one count too.
-  for (let above = dirname(resolve(dir)); ; above = dirname(above)) {
-    const stat = lstatSync(above);
-    const owner = stat.uid === 0 || stat.uid === process.getuid?.();
-    const othersMayRename = (stat.mode & 0o022) !== 0 && (stat.mode & 0o1000) === 0;
-    if (!stat.isDirectory() || !owner || othersMayRename) return false;
-    if (above === dirname(above)) return true;
   }
 }
