@@ -1,0 +1,152 @@
+import { type Token, topLevel } from './c-like-tokens';
+import type { Check, SplitSite } from './split-test';
+
+/**
+ * The line-by-line split of a scripting language's assert test (Ruby, Lua, R, bash), whose MultiPL-E tests are
+ * a fixed frame of lines (a require, a test function, `candidate` bound to the solution's function, its end)
+ * around one assert a line. Every line of the test must have a role the language names (a letter); blank and
+ * comment lines have none. The test is split only when its letters, in order, match the language's frame: a line
+ * of no known role, or one out of place, could fail (or end) the test in a way the host would not see, so the
+ * test keeps the marker path.
+ */
+export interface ScriptSite extends SplitSite {
+  /** What the test computes from the model's code (one call of `candidate` on literals): the model's program. */
+  actual: string;
+  /** The literal the actual value is checked against: the expected program, or the host, only. */
+  expected: string;
+}
+
+/** A line's role: its letter in the frame, and its split when it is an assert. */
+export interface LineRole {
+  letter: string;
+  site?: { actual: string; expected: string };
+}
+
+export interface ScriptLines {
+  sites: ScriptSite[];
+  /** The test's lines, with the index of the site each assert line became. */
+  lines: { text: string; site?: number }[];
+}
+
+/**
+ * The test's lines and sites when every line has a role (`role`, after `comment` lines are set aside) and the
+ * roles' letters match `frame`; undefined otherwise, or when a line has a NUL, or there is no assert.
+ */
+export function scriptLines(
+  code: string,
+  comment: RegExp,
+  role: (line: string) => LineRole | undefined,
+  frame: RegExp,
+): ScriptLines | undefined {
+  if (code.includes('#<INSERT>') || code.includes('\0')) return undefined;
+  const sites: ScriptSite[] = [];
+  const lines: ScriptLines['lines'] = [];
+  let letters = '';
+  for (const [index, text] of code.split('\n').entries()) {
+    const line = text.trim();
+    if (line === '' || comment.test(line)) {
+      lines.push({ text });
+      continue;
+    }
+    const found = role(line);
+    if (found === undefined) return undefined;
+    letters += found.letter;
+    if (found.site === undefined) lines.push({ text });
+    else {
+      lines.push({ text, site: sites.length });
+      sites.push({ line: index + 1, source: line, ...found.site });
+    }
+  }
+  return sites.length > 0 && frame.test(letters) ? { sites, lines } : undefined;
+}
+
+/** The test with each assert line replaced by the report of its actual value, indented as the line was. */
+export function withLineReports(
+  parsed: ScriptLines,
+  report: (site: number, actual: string) => string,
+): string {
+  return parsed.lines
+    .map(({ text, site }) => {
+      if (site === undefined) return text;
+      const indent = /^\s*/.exec(text)?.[0] ?? '';
+      return `${indent}${report(site, (parsed.sites[site] as ScriptSite).actual)}`;
+    })
+    .join('\n');
+}
+
+/**
+ * A check that holds exactly when the two reports' texts are equal: each language's serialiser prints equal
+ * text exactly when its comparison holds (see each language's file). `show` renders the actual report.
+ */
+export function equalText(
+  site: SplitSite,
+  actual: string,
+  expected: string | undefined,
+  show: (report: string) => string = (report) => report,
+): Check {
+  if (expected === undefined) return { holds: false, why: 'no expected value' };
+  return actual === expected
+    ? { holds: true }
+    : { holds: false, why: `failed: ${(site as ScriptSite).actual} = ${show(actual).slice(0, 200)}` };
+}
+
+/** Tokens of one line of a scripting language by `pattern` (sticky), or undefined at a character it cannot read. */
+export function lineTokens(line: string, pattern: RegExp): Token[] | undefined {
+  const tokens: Token[] = [];
+  const sticky = new RegExp(pattern.source, 'y');
+  while (sticky.lastIndex < line.length) {
+    const start = sticky.lastIndex;
+    const match = sticky.exec(line);
+    if (match === null || match[0] === '') return undefined;
+    if (/^\s/.test(match[0])) continue;
+    tokens.push({ text: match[0], start, end: start + match[0].length });
+  }
+  return tokens;
+}
+
+/** The arguments of a bracketed list `( a, b )` (or `[…]`, `{…}`), split at its top-level commas. */
+export function bracketArguments(tokens: readonly Token[]): Token[][] | undefined {
+  if (!matching(tokens)) return undefined;
+  const inner = tokens.slice(1, -1);
+  if (inner.length === 0) return [];
+  const commas = topLevel(inner, [',']);
+  const args: Token[][] = [];
+  let from = 0;
+  for (const comma of [...commas, inner.length]) {
+    args.push(inner.slice(from, comma));
+    from = comma + 1;
+  }
+  return args.some((arg) => arg.length === 0) ? undefined : args;
+}
+
+/** Whether the tokens are one bracketed group, `(…)`, `[…]` or `{…}`, whose first bracket closes at the end. */
+function matching(tokens: readonly Token[]): boolean {
+  const pairs: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
+  const close = pairs[tokens[0]?.text ?? ''];
+  if (close === undefined || tokens.at(-1)?.text !== close) return false;
+  let depth = 0;
+  for (const [index, { text }] of tokens.entries()) {
+    if ('([{'.includes(text)) depth++;
+    else if (')]}'.includes(text) && --depth === 0) return index === tokens.length - 1;
+  }
+  return false;
+}
+
+/** The source text from the first to the last of `tokens` within `line`. */
+export function tokensText(line: string, tokens: readonly Token[]): string {
+  return line.slice((tokens[0] as Token).start, (tokens.at(-1) as Token).end);
+}
+
+/**
+ * Whether `tokens` are one call `candidate(…)` (after `prefix`, the tokens naming it: `candidate` `.` `call` in
+ * Ruby) whose every argument `literal` accepts.
+ */
+export function candidateCall(
+  tokens: readonly Token[],
+  prefix: readonly string[],
+  literal: (tokens: readonly Token[]) => boolean,
+): boolean {
+  if (!prefix.every((text, index) => tokens[index]?.text === text)) return false;
+  const args = bracketArguments(tokens.slice(prefix.length));
+  return args !== undefined && tokens[prefix.length]?.text === '(' && args.every(literal);
+}
