@@ -47,3 +47,41 @@ test('a session shows its task, each action with its observation, and the reward
   await page.goto('/sessions/123');
   await expect(page.locator('section[role="alert"]')).toContainText('Session not found');
 });
+
+test("a long session's page shows a page of actions at a time, and a long action cut with a way to read it whole", async ({
+  page,
+  request,
+}) => {
+  const started = await request.post(`${API_URL}/start_instance`, {
+    data: { instance_hash: ADD_TWO_NUMBERS },
+  });
+  const { sid } = (await started.json()) as { sid: string };
+  const literal = 'a'.repeat(6000);
+  const act = async (code: string) => {
+    const answer = await request.post(`${API_URL}/process_action`, {
+      data: { sid, content: `\`\`\`python\n${code}\n\`\`\`` },
+    });
+    expect(answer.status()).toBe(200);
+  };
+  await act(`s = "${literal}"\nprint(len(s), "end-of-long")`);
+  // 52 actions in all: the first page holds 50 (FUSEBOX_DASHBOARD_ACTIONS_PAGE).
+  for (let index = 2; index <= 52; index += 1) await act(`print(${index} * 1000)`);
+
+  await page.goto(`/sessions/${sid}`);
+  const timeline = page.getByRole('list', { name: 'timeline' });
+  await expect(timeline.getByRole('listitem', { name: 'action 50' })).toBeVisible();
+  await expect(timeline.getByRole('listitem', { name: 'action 51' })).toHaveCount(0);
+
+  // The long action came cut at 4000 characters: its end is not on the page until asked for.
+  const long = timeline.getByRole('listitem', { name: 'action 1', exact: true });
+  await expect(long.getByLabel('cut text')).toContainText('cut at 4.0k characters');
+  await expect(long.getByLabel('action code')).not.toContainText('end-of-long');
+  await expect(long.getByLabel('observation')).toContainText('6000 end-of-long');
+  await long.getByRole('button', { name: 'Show whole' }).click();
+  await expect(long.getByLabel('cut text')).toHaveText('Shown whole.');
+  await expect(long.getByLabel('action code')).toContainText('end-of-long');
+
+  await page.getByRole('button', { name: /Show the next actions \(50 of 52 shown\)/ }).click();
+  await expect(timeline.getByRole('listitem', { name: 'action 52' })).toContainText('52000');
+  await expect(page.getByRole('listitem', { name: 'more actions' })).toHaveCount(0);
+});

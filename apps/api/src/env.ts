@@ -122,6 +122,25 @@ export const envSchema = z.object({
   FUSEBOX_AGENT_OBSERVATION_MAX_CHARS: positiveInt(8192),
   /** Actions one agent session takes at most; one more answers 409 FUSEBOX_SESSION_ACTION_LIMIT. */
   FUSEBOX_SESSION_MAX_ACTIONS: positiveInt(1000),
+  /** Actions per page of a session's timeline in the dashboard (and errors shown). */
+  FUSEBOX_DASHBOARD_ACTIONS_PAGE: positiveInt(50),
+  /** Characters of an action's content, code and observation on the timeline; more is cut, with a way to see it. */
+  FUSEBOX_DASHBOARD_PREVIEW_CHARS: positiveInt(4000),
+  /** Characters of each of an action's texts when the dashboard shows one whole. */
+  FUSEBOX_DASHBOARD_ACTION_MAX_CHARS: positiveInt(1_000_000),
+  /** Samples one dashboard export of a step's list holds; the rest are the CLI's (`fusebox db export`). */
+  FUSEBOX_DASHBOARD_EXPORT_MAX_SAMPLES: positiveInt(10_000),
+  /** Lines a metric chart split by a text field draws (its commonest values). */
+  FUSEBOX_DASHBOARD_CHART_GROUPS: positiveInt(8),
+  /** Samples of one GRPO group shown side by side. */
+  FUSEBOX_DASHBOARD_GROUP_MAX_SAMPLES: positiveInt(64),
+  /** How often the dashboard's live views (executions, sessions, a run's import) read what changed. */
+  FUSEBOX_DASHBOARD_LIVE_INTERVAL_MS: z.coerce
+    .number({ error: 'expected a whole number of milliseconds, 100 to 60000' })
+    .int('expected a whole number of milliseconds, 100 to 60000')
+    .min(100, 'expected at least 100 ms')
+    .max(60_000, 'expected at most 60000 ms')
+    .default(1000),
   /** The corpus /retrieve searches when its path names none; unset, the only corpus imported. */
   FUSEBOX_RETRIEVE_CORPUS: z.string().min(1, 'must not be empty when set').optional(),
   /** Queries in one /retrieve request (Search-R1's rollout sends a whole batch's at once). */

@@ -161,4 +161,77 @@ describe('tasks and sessions over tRPC', () => {
     expect(failing.events).toEqual([expect.objectContaining({ level: 'error', route: '/process_action' })]);
     await expect(caller.sessions.byId({ id: '1' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
+
+  it("pages a long session's actions and cuts their texts, with one action readable whole up to its own cap", async () => {
+    const long = 'x'.repeat(50) + 'é'.repeat(30);
+    await ctx.prisma.session.create({
+      data: {
+        id: '900000000000000003',
+        taskId: '11',
+        sessionMode: 'stateful',
+        actionCount: 7,
+        actions: {
+          create: Array.from({ length: 7 }, (_, index) => ({
+            seq: index + 1,
+            content: index === 2 ? long : `print(${index + 1})`,
+            code: index === 2 ? long : `print(${index + 1})`,
+            observation: index === 2 ? long : `${index + 1}\nexit code 0`,
+            status: 'ok',
+            returnCode: 0,
+            durationMs: 1,
+          })),
+        },
+      },
+    });
+    const caller = createCaller(
+      trpcContext({
+        ...ctx,
+        env: {
+          ...ctx.env,
+          FUSEBOX_DASHBOARD_ACTIONS_PAGE: 3,
+          FUSEBOX_DASHBOARD_PREVIEW_CHARS: 20,
+          FUSEBOX_DASHBOARD_ACTION_MAX_CHARS: 60,
+        },
+      }),
+    );
+    const session = await caller.sessions.byId({ id: '900000000000000003' });
+    expect(session.actions.map((action) => action.seq)).toEqual([1, 2, 3]);
+    expect(session.actionsNextCursor).toBe(3);
+    expect(session.actionPreviewChars).toBe(20);
+    const cut = session.actions[2]!;
+    expect([cut.content, cut.code, cut.observation]).toEqual([
+      'x'.repeat(20),
+      'x'.repeat(20),
+      'x'.repeat(20),
+    ]);
+    // Sizes are the whole texts' bytes: 50 one-byte and 30 two-byte characters.
+    expect([cut.truncated, cut.contentBytes, cut.codeBytes, cut.observationBytes]).toEqual([
+      true,
+      110,
+      110,
+      110,
+    ]);
+    expect(session.actions[0]).toMatchObject({ content: 'print(1)', truncated: false, contentBytes: 8 });
+
+    const second = await caller.sessions.actions({ id: '900000000000000003', cursor: 3 });
+    expect(second.items.map((action) => action.seq)).toEqual([4, 5, 6]);
+    const last = await caller.sessions.actions({ id: '900000000000000003', cursor: second.nextCursor });
+    expect(last).toMatchObject({ items: [{ seq: 7 }], nextCursor: null });
+
+    // Whole, up to FUSEBOX_DASHBOARD_ACTION_MAX_CHARS (60 of the 80 characters here), and cut in characters.
+    const whole = await caller.sessions.action({ id: '900000000000000003', seq: 3 });
+    expect(whole).toMatchObject({ content: long.slice(0, 60), truncated: true, maxChars: 60 });
+    const short = await caller.sessions.action({ id: '900000000000000003', seq: 1 });
+    expect(short).toMatchObject({ content: 'print(1)', truncated: false });
+    await expect(caller.sessions.action({ id: '900000000000000003', seq: 8 })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: 'session 900000000000000003 has no action 8',
+    });
+    await expect(caller.sessions.actions({ id: '404', cursor: 0 })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    await expect(caller.sessions.action({ id: '900000000000000003', seq: 0 })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+    });
+  });
 });

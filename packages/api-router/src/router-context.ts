@@ -1,4 +1,5 @@
 import type { PrismaClient } from '@fusebox/db/client';
+import type { DashboardLimits } from './dashboard-limits';
 import type { Health } from './health';
 import type { LanguageRow } from './languages';
 import type { LiveLoad } from './live-load';
@@ -16,4 +17,6 @@ export interface RouterContext {
   watchLoad: (signal: AbortSignal) => AsyncIterable<LiveLoad>;
   /** Every SandboxFusion language as the host's executor runs it; empty without a local executor. */
   languages: () => Promise<LanguageRow[]>;
+  /** What bounds the answers (pages, text, exports, charts) and how often live views read changes. */
+  limits: DashboardLimits;
 }

@@ -1,7 +1,9 @@
 import type { AppRouter } from '@fusebox/api-router';
 import type { inferRouterOutputs } from '@trpc/server';
+import type { ReactNode } from 'react';
 import { formatMs, formatScore, formatTime } from '~/components/format';
 import { SessionEvents } from './session-events';
+import { useWholeAction } from './session-actions';
 
 type Session = inferRouterOutputs<AppRouter>['sessions']['byId'];
 type Action = Session['actions'][number];
@@ -38,8 +40,14 @@ function signed(value: number): string {
  */
 export function SearchTimeline({
   session: s,
+  actions,
+  more,
 }: {
   session: Session & { search: NonNullable<Session['search']> };
+  /** The actions loaded so far (the timeline pages them). */
+  actions: Action[];
+  /** The control that loads the next page, if any. */
+  more: ReactNode;
 }) {
   const scored = s.rewardDetail?.[0]?.search;
   const golden = scored?.golden ?? s.search.golden;
@@ -67,10 +75,17 @@ export function SearchTimeline({
         </dl>
       </section>
       <ol className="timeline" aria-label="timeline">
-        {s.actions.map((action) => (
-          <SearchAction key={action.seq} action={action} answered={scored?.answerAction === action.seq} />
+        {actions.map((action) => (
+          <SearchAction
+            key={action.seq}
+            sessionId={s.id}
+            action={action}
+            previewChars={s.actionPreviewChars}
+            answered={scored?.answerAction === action.seq}
+          />
         ))}
-        <SessionEvents events={s.events} />
+        {more}
+        <SessionEvents events={s.events} more={s.moreEvents} />
       </ol>
       {scored ? (
         <AnswerScore scored={scored} reward={s.reward} />
@@ -90,7 +105,18 @@ export function SearchTimeline({
   );
 }
 
-function SearchAction({ action, answered }: { action: Action; answered: boolean }) {
+function SearchAction({
+  sessionId,
+  action: cut,
+  previewChars,
+  answered,
+}: {
+  sessionId: string;
+  action: Action;
+  previewChars: number;
+  answered: boolean;
+}) {
+  const { shown: action, note } = useWholeAction(sessionId, cut, previewChars);
   const record = action.search;
   const [open, close] = record ? QUERY_TAGS[record.tags] : ['', ''];
   return (
@@ -102,6 +128,7 @@ function SearchAction({ action, answered }: { action: Action; answered: boolean 
         </span>
         {answered ? <span className="badge ok">final answer</span> : null}
       </header>
+      {note}
       {/* An action stored before action.search still has its query, without the convention it came in. */}
       {record || action.code ? (
         <div aria-label="query">

@@ -1,6 +1,8 @@
 'use client';
 
+import type { AppRouter } from '@fusebox/api-router';
 import { useQuery } from '@tanstack/react-query';
+import type { inferRouterOutputs } from '@trpc/server';
 import { Link } from '~/components/link';
 import { CodeBlock } from '~/components/code-block';
 import { Loading, ProblemCard } from '~/components/query-state';
@@ -8,6 +10,9 @@ import { formatMs, formatScore, formatTime } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
 import { SearchTimeline } from './search-timeline';
 import { SessionEvents } from './session-events';
+import { type SessionAction, useSessionActions, useWholeAction } from './session-actions';
+
+type Session = inferRouterOutputs<AppRouter>['sessions']['byId'];
 
 function fraction(count: number | null, total: number | null): string {
   return count === null || total === null ? '–' : `${count} of ${total}`;
@@ -27,8 +32,13 @@ export function SessionTimeline({ id }: { id: string }) {
         <Link href="/sessions">All sessions</Link>
       </ProblemCard>
     );
-  const s = session.data;
-  if (s.search) return <SearchTimeline session={{ ...s, search: s.search }} />;
+  return <LoadedTimeline session={session.data} />;
+}
+
+function LoadedTimeline({ session: s }: { session: Session }) {
+  const { actions, button } = useSessionActions(s);
+  if (s.search)
+    return <SearchTimeline session={{ ...s, search: s.search }} actions={actions} more={button} />;
   return (
     <>
       <h1>
@@ -51,29 +61,17 @@ export function SessionTimeline({ id }: { id: string }) {
         </dl>
       </section>
       <ol className="timeline" aria-label="timeline">
-        {s.actions.map((action) => (
-          <li key={action.seq} className="turn assistant" aria-label={`action ${action.seq}`}>
-            <header>
-              <span className="role assistant">action {action.seq}</span>
-              <span className="muted">
-                {formatTime(action.createdAt)} · {action.status}
-                {action.returnCode === null ? '' : ` · exit ${action.returnCode}`} ·{' '}
-                {formatMs(action.durationMs)}
-              </span>
-              {action.executionId ? <Link href={`/executions/${action.executionId}`}>execution</Link> : null}
-            </header>
-            {action.code !== null ? (
-              <CodeBlock code={action.code} language={s.task.language} label="action code" />
-            ) : (
-              <pre className="text">{action.content}</pre>
-            )}
-            <div className="tool-response" aria-label="observation">
-              <span className="badge">observation</span>
-              <pre className="text">{action.observation}</pre>
-            </div>
-          </li>
+        {actions.map((action) => (
+          <PlainAction
+            key={action.seq}
+            sessionId={s.id}
+            action={action}
+            language={s.task.language}
+            previewChars={s.actionPreviewChars}
+          />
         ))}
-        <SessionEvents events={s.events} />
+        {button}
+        <SessionEvents events={s.events} more={s.moreEvents} />
       </ol>
       {s.rewardDetail ? (
         <table className="table" aria-label="tests">
@@ -104,5 +102,41 @@ export function SessionTimeline({ id }: { id: string }) {
         </table>
       ) : null}
     </>
+  );
+}
+
+function PlainAction({
+  sessionId,
+  action,
+  language,
+  previewChars,
+}: {
+  sessionId: string;
+  action: SessionAction;
+  language: string;
+  previewChars: number;
+}) {
+  const { shown, note } = useWholeAction(sessionId, action, previewChars);
+  return (
+    <li className="turn assistant" aria-label={`action ${action.seq}`}>
+      <header>
+        <span className="role assistant">action {action.seq}</span>
+        <span className="muted">
+          {formatTime(action.createdAt)} · {action.status}
+          {action.returnCode === null ? '' : ` · exit ${action.returnCode}`} · {formatMs(action.durationMs)}
+        </span>
+        {action.executionId ? <Link href={`/executions/${action.executionId}`}>execution</Link> : null}
+      </header>
+      {note}
+      {shown.code !== null ? (
+        <CodeBlock code={shown.code} language={language} label="action code" />
+      ) : (
+        <pre className="text">{shown.content}</pre>
+      )}
+      <div className="tool-response" aria-label="observation">
+        <span className="badge">observation</span>
+        <pre className="text">{shown.observation}</pre>
+      </div>
+    </li>
   );
 }

@@ -13,21 +13,12 @@ import {
 import { publicProcedure } from '../init';
 import { assertRun } from './rollouts';
 
-/** A chart split by a text field shows its commonest values; more lines than this cannot be told apart. */
-const MAX_SPLIT_GROUPS = 8;
 /** Samples per export page: whole texts travel, so pages are smaller than the list's. */
 const EXPORT_PAGE = 200;
 /** GRPO groups per page of their list. */
 const GROUP_PAGE = 100;
-/** The samples of one GRPO group shown side by side (verl's `rollout.n` is 5–16 in practice). */
-const MAX_GROUP_SAMPLES = 64;
 
 const fieldName = z.string().min(1).max(200);
-/**
- * How often a watched run's import bookkeeping is read. It is one row per step file, so a second is cheap even
- * with many browsers open, and a new step or new lines show up within about a second of their import.
- */
-const RUN_WATCH_INTERVAL_MS = 1_000;
 
 interface MetricStepRow {
   group: string | null;
@@ -69,14 +60,15 @@ export const rolloutAnalysisRouter = {
         last = version;
         yield tracked(version, progress!);
       }
-      await sleep(RUN_WATCH_INTERVAL_MS, undefined, { signal }).catch(() => undefined);
+      await sleep(ctx.limits.liveIntervalMs, undefined, { signal }).catch(() => undefined);
     }
   }),
 
   /**
    * Per step, the mean, median and 10th–90th percentiles of a metric (score, response length, tool calls,
    * turns, or a numeric extra field), optionally split by a text extra field such as `data_source`: one line
-   * per value, the commonest MAX_SPLIT_GROUPS of them.
+   * per value, the commonest `limits.chartSplitGroups` of them (FUSEBOX_DASHBOARD_CHART_GROUPS, 8 by default:
+   * more lines than that cannot be told apart).
    */
   metricSteps: publicProcedure
     .input(z.object({ runId: z.uuid(), metric: sampleMetricSchema, splitBy: fieldName.nullish() }))
@@ -95,13 +87,13 @@ export const rolloutAnalysisRouter = {
         GROUP BY "group", "step" ORDER BY "step"`;
       const sizes = new Map<string | null, number>();
       for (const row of rows) sizes.set(row.group, (sizes.get(row.group) ?? 0) + row.samples);
-      const shown = [...sizes.entries()].sort((a, b) => b[1] - a[1]).slice(0, MAX_SPLIT_GROUPS);
+      const shown = [...sizes.entries()].sort((a, b) => b[1] - a[1]).slice(0, ctx.limits.chartSplitGroups);
       const steps = [...new Set(rows.map((row) => row.step))].sort((a, b) => a - b);
       return {
         metric: input.metric,
         splitBy: input.splitBy ?? null,
         steps,
-        /** Values of the split field beyond the commonest MAX_SPLIT_GROUPS, left out of the chart. */
+        /** Values of the split field beyond the commonest `chartSplitGroups`, left out of the chart. */
         hiddenGroups: sizes.size - shown.length,
         groups: shown.map(([name, samples]) => {
           const byStep = new Map(rows.filter((row) => row.group === name).map((row) => [row.step, row]));
@@ -191,10 +183,12 @@ export const rolloutAnalysisRouter = {
     .input(z.object({ runId: z.uuid(), step: pgInt(), promptHash: z.string().regex(/^[0-9a-f]{16}$/) }))
     .query(async ({ ctx, input }) => {
       const run = await assertRun(ctx, input.runId);
+      // verl's `rollout.n` is 5–16 in practice; FUSEBOX_DASHBOARD_GROUP_MAX_SAMPLES (64) bounds a larger one.
+      const max = ctx.limits.groupMaxSamples;
       const samples = await ctx.prisma.rolloutSample.findMany({
         where: { runId: input.runId, step: input.step, promptHash: input.promptHash },
         orderBy: { line: 'asc' },
-        take: MAX_GROUP_SAMPLES + 1,
+        take: max + 1,
         select: {
           line: true,
           score: true,
@@ -218,8 +212,8 @@ export const rolloutAnalysisRouter = {
         step: input.step,
         input: samples[0]!.input,
         uniform: samples.length > 1 && scores.every((score) => score !== null && score === scores[0]),
-        more: samples.length > MAX_GROUP_SAMPLES,
-        samples: samples.slice(0, MAX_GROUP_SAMPLES).map(({ input: _input, extras, ...sample }) => ({
+        more: samples.length > max,
+        samples: samples.slice(0, max).map(({ input: _input, extras, ...sample }) => ({
           ...sample,
           extras: extras as Record<string, unknown>,
         })),

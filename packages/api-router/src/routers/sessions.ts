@@ -1,9 +1,14 @@
 import { TRPCError, type TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
-import { SESSION_STATES, rewardDetailSchema, searchRecordSchema } from '@fusebox/agent-sessions';
+import { SESSION_STATES, rewardDetailSchema } from '@fusebox/agent-sessions';
 import { taskMetadataSchema } from '@fusebox/tasks';
-import { epochDate } from '@fusebox/db/bounded-numbers';
+import { epochDate, pgInt } from '@fusebox/db/bounded-numbers';
 import { publicProcedure } from '../init';
+import type { RouterContext } from '../router-context';
+import { readSessionActions } from '../session-actions';
+
+/** A sid: 1 to 20 digits as stored (`session.id` is a varchar(20)). */
+const sessionId = z.string().min(1).max(20);
 
 const listInput = z.object({
   state: z.enum(SESSION_STATES).optional(),
@@ -68,7 +73,13 @@ export const sessionsRouter = {
     return { items: page, nextCursor: rows.length > input.limit ? (page.at(-1)?.id ?? null) : null };
   }),
 
-  byId: publicProcedure.input(z.object({ id: z.string().min(1) })).query(async ({ ctx, input }) => {
+  /**
+   * One session: its task, reward, errors and the first page of its actions (`actionsNextCursor` pages on
+   * through `actions`). Each action's texts are cut at the limits' preview length (`truncated` says so;
+   * `action` reads one whole), so the answer is bounded however many actions and characters a session holds.
+   */
+  byId: publicProcedure.input(z.object({ id: sessionId })).query(async ({ ctx, input }) => {
+    const { sessionActionsPage, actionPreviewChars } = ctx.limits;
     const session = await ctx.prisma.session.findUnique({
       where: { id: input.id },
       select: {
@@ -76,39 +87,67 @@ export const sessionsRouter = {
         rewardDetail: true,
         // Read for a search task's spec (golden answers, rule), which the timeline shows before any reward.
         task: { select: { name: true, language: true, prompt: true, metadata: true } },
-        actions: {
-          orderBy: { seq: 'asc' },
-          select: {
-            seq: true,
-            content: true,
-            code: true,
-            observation: true,
-            search: true,
-            status: true,
-            returnCode: true,
-            durationMs: true,
-            executionId: true,
-            createdAt: true,
-          },
-        },
         events: {
           orderBy: { createdAt: 'asc' },
+          take: sessionActionsPage,
           select: { level: true, route: true, message: true, createdAt: true },
         },
+        _count: { select: { events: true } },
       },
     });
     if (!session) throw new TRPCError({ code: 'NOT_FOUND', message: `no session has sid ${input.id}` });
-    const { rewardDetail, task, actions, ...rest } = session;
+    const actions = await readSessionActions(ctx.prisma, input.id, {
+      afterSeq: 0,
+      take: sessionActionsPage,
+      maxChars: actionPreviewChars,
+    });
+    const { rewardDetail, task, _count, ...rest } = session;
     return {
       ...rest,
       task: { name: task.name, language: task.language, prompt: task.prompt },
       /** The task's search spec, for a search task; its golden answers may have changed since a reward. */
       search: taskMetadataSchema.safeParse(task.metadata).data?.search ?? null,
-      actions: actions.map(({ search, ...action }) => ({
-        ...action,
-        search: search === null ? null : searchRecordSchema.parse(search),
-      })),
+      actions: actions.items,
+      /** The `cursor` of the next page of actions (`actions`), or null when this was all of them. */
+      actionsNextCursor: actions.nextCursor,
+      /** Events recorded beyond the first page's worth, not sent. */
+      moreEvents: _count.events - rest.events.length,
+      /** The length each action's texts are cut at in this answer and in `actions`. */
+      actionPreviewChars,
       rewardDetail: rewardDetail === null ? null : rewardDetailSchema.parse(rewardDetail),
     };
   }),
+
+  /** The next page of a session's actions after `cursor` (the last seq seen), texts cut as in `byId`. */
+  actions: publicProcedure
+    .input(z.object({ id: sessionId, cursor: pgInt(0).nullish() }))
+    .query(async ({ ctx, input }) => {
+      await assertSession(ctx, input.id);
+      return readSessionActions(ctx.prisma, input.id, {
+        afterSeq: input.cursor ?? 0,
+        take: ctx.limits.sessionActionsPage,
+        maxChars: ctx.limits.actionPreviewChars,
+      });
+    }),
+
+  /** One action whole: its texts up to the limits' `actionMaxChars` each (`truncated` says if even that cut). */
+  action: publicProcedure.input(z.object({ id: sessionId, seq: pgInt(1) })).query(async ({ ctx, input }) => {
+    const [action] = (
+      await readSessionActions(ctx.prisma, input.id, {
+        afterSeq: 0,
+        take: 1,
+        maxChars: ctx.limits.actionMaxChars,
+        seq: input.seq,
+      })
+    ).items;
+    if (!action) {
+      throw new TRPCError({ code: 'NOT_FOUND', message: `session ${input.id} has no action ${input.seq}` });
+    }
+    return { ...action, maxChars: ctx.limits.actionMaxChars };
+  }),
 } satisfies TRPCRouterRecord;
+
+async function assertSession(ctx: RouterContext, id: string): Promise<void> {
+  const found = await ctx.prisma.session.findUnique({ where: { id }, select: { id: true } });
+  if (!found) throw new TRPCError({ code: 'NOT_FOUND', message: `no session has sid ${id}` });
+}
