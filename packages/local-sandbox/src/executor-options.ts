@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { Isolation } from './sandbox-launcher';
 import { DEFAULT_SANDBOX_UID_BASE, DEFAULT_SANDBOX_UID_BLOCK, SANDBOX_UID_COUNT } from './sandbox-identities';
+import { defaultSeccompCacheDir } from './seccomp-cache';
 import { DEFAULT_UID_LEASE_DIR } from './uid-leases';
 
 export { DEFAULT_SANDBOX_UID_BASE, DEFAULT_SANDBOX_UID_BLOCK };
@@ -39,6 +40,12 @@ export interface ExecutorOptions {
   sandboxUidBlock?: number;
   /** Where the uid leases are kept (a directory only root may write). Default /var/lib/fusebox/uid-leases. */
   sandboxUidLeaseDir?: string;
+  /**
+   * Where the compiled seccomp filter is kept between starts, checked against a fresh compile after each start
+   * before code runs; null: compiled at every start. Default /var/lib/fusebox/seccomp (root), else
+   * `$TMPDIR/fusebox-<uid>-seccomp`.
+   */
+  seccompCacheDir?: string | null;
   /** Bytes of `fetch_files` returned per request, all files together. Default 16 MiB. */
   fetchLimitBytes?: number;
   /** Sandboxes kept started and waiting for code. Default: `concurrency`. */
@@ -117,6 +124,15 @@ export function resolveExecutorOptions(options: ExecutorOptions = {}): ResolvedE
       `expected sandboxUidBlock to be at most ${SANDBOX_UID_COUNT}, got ${options.sandboxUidBlock}`,
     );
   }
+  if (
+    options.seccompCacheDir !== undefined &&
+    options.seccompCacheDir !== null &&
+    typeof options.seccompCacheDir !== 'string'
+  ) {
+    throw new TypeError(
+      `expected seccompCacheDir to be a path or null, got ${JSON.stringify(options.seccompCacheDir)}`,
+    );
+  }
   if (options.sandboxUidLeaseDir !== undefined && !options.sandboxUidLeaseDir.startsWith('/')) {
     throw new TypeError(
       `expected sandboxUidLeaseDir to be an absolute path, got ${JSON.stringify(options.sandboxUidLeaseDir)}`,
@@ -137,6 +153,8 @@ export function resolveExecutorOptions(options: ExecutorOptions = {}): ResolvedE
     sandboxUidBase: count('sandboxUidBase', DEFAULT_SANDBOX_UID_BASE),
     sandboxUidBlock: count('sandboxUidBlock', DEFAULT_SANDBOX_UID_BLOCK),
     sandboxUidLeaseDir: options.sandboxUidLeaseDir ?? DEFAULT_UID_LEASE_DIR,
+    seccompCacheDir:
+      options.seccompCacheDir === undefined ? defaultSeccompCacheDir() : options.seccompCacheDir,
     fetchLimitBytes: count('fetchLimitBytes', 16 * MB, 0),
     warmSandboxes: count('warmSandboxes', concurrency, 0),
     maxSessions: count('maxSessions', 64, 0),

@@ -136,6 +136,7 @@ export class Executor {
       sandboxUidBase: resolved.sandboxUidBase,
       sandboxUidBlock: resolved.sandboxUidBlock,
       sandboxUidLeaseDir: resolved.sandboxUidLeaseDir,
+      seccompCacheDir: resolved.seccompCacheDir,
       outputLimitBytes: resolved.outputLimitBytes,
       warn: resolved.warn,
     });

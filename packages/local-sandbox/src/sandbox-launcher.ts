@@ -28,7 +28,7 @@ import { OWNER_PREFIX } from './process-owner';
 import { processTree } from './process-tree';
 import { randomName } from './random-name';
 import { SandboxIdentities } from './sandbox-identities';
-import { writeSeccompFilter } from './seccomp';
+import { type WrittenSeccompFilter, writeSeccompFilter } from './seccomp';
 import { type SpawnRequest, type Spawned, Spawner } from './spawner';
 import { type Toolchains, findToolchains } from './toolchains';
 import { Sandbox, type SandboxOutputs, type SandboxWorkdir, releaseDirectory, releaseFd } from './sandbox';
@@ -55,6 +55,8 @@ export interface LauncherOptions {
   sandboxUidBlock?: number;
   /** Where the uid leases are kept; default /var/lib/fusebox/uid-leases. */
   sandboxUidLeaseDir?: string;
+  /** Where the compiled seccomp filter is kept between starts (see seccomp-cache.ts); null: never kept. */
+  seccompCacheDir?: string | null;
   /** Where non-fatal set-up problems are reported (cgroups unavailable, isolation off). */
   warn: (message: string) => void;
 }
@@ -112,6 +114,8 @@ export class SandboxLauncher {
   readonly #setupFiles: NonNullable<SpawnRequest['opens']> = {};
   readonly #env: Record<string, string>;
   readonly #pathDirs: { inside: string; host: string }[];
+  /** Settles once the seccomp filter sandboxes get is known to be this host's: see {@link WrittenSeccompFilter}. */
+  #filterChecked: Promise<void> = Promise.resolve();
 
   private constructor(
     options: LauncherOptions,
@@ -166,9 +170,13 @@ export class SandboxLauncher {
     const runtimeDir = mkdtempSync(join(tmpdir(), `fusebox-sandbox-${OWNER_PREFIX}`));
     // Sandboxes' uids pass through it to bind their /tmp; its other entries stay root's (0600 pipes and files).
     chmodSync(runtimeDir, 0o711);
+    let filterChecked: WrittenSeccompFilter['checked'] = Promise.resolve(undefined);
     if (options.isolation === 'bwrap') {
       try {
-        await writeSeccompFilter(join(runtimeDir, 'seccomp.bpf'));
+        ({ checked: filterChecked } = await writeSeccompFilter(
+          join(runtimeDir, 'seccomp.bpf'),
+          options.seccompCacheDir === undefined ? {} : { cacheDir: options.seccompCacheDir },
+        ));
       } catch (error) {
         rmSync(runtimeDir, { recursive: true, force: true });
         toolchains.release();
@@ -187,6 +195,11 @@ export class SandboxLauncher {
       identities,
       toolchains,
     );
+    // A filter from the cache is compiled again meanwhile; no sandbox that runs code starts before that is done.
+    launcher.#filterChecked = filterChecked.then((replaced) => {
+      if (replaced !== undefined) options.warn(replaced);
+    });
+    launcher.#filterChecked.catch(() => undefined);
     if (options.isolation === 'none') {
       options.warn(
         "ISOLATION IS OFF: submitted code runs as this process's user, with its network and files",
@@ -194,8 +207,10 @@ export class SandboxLauncher {
       return launcher;
     }
     try {
+      // It runs no submitted code, so it need not wait for the filter's check.
       const probe = await launcher.start(['/bin/sh', '-c', 'echo ready >&4; read -r line <&3'], {
         init: true,
+        unchecked: true,
       });
       await probe.dispose();
     } catch (error) {
@@ -286,8 +301,22 @@ export class SandboxLauncher {
       background = false,
       init = false,
       zygote,
-    }: { background?: boolean; init?: boolean; zygote?: { files: Record<number, string> } } = {},
+      unchecked = false,
+    }: {
+      background?: boolean;
+      init?: boolean;
+      zygote?: { files: Record<number, string> };
+      unchecked?: boolean;
+    } = {},
   ): Promise<Sandbox> {
+    if (!unchecked) {
+      await this.#filterChecked.catch((error: unknown) => {
+        throw new SandboxFailureError(
+          `the cached seccomp filter could not be checked: ${(error as Error).message}`,
+          { cause: error },
+        );
+      });
+    }
     const bwrap = this.options.isolation === 'bwrap';
     if (!this.#spawner.alive) this.#spawner = new Spawner();
     const uid = await this.#identities?.acquire();

@@ -120,6 +120,15 @@ export function readCachedFilter(dir: string, key: string): Buffer | undefined {
   }
 }
 
+/** Forgets the filter kept under `key` (one that cannot be checked is not to be used again). */
+export function removeCachedFilter(dir: string, key: string): void {
+  try {
+    if (trustedDirectory(dir)) rmSync(join(dir, key + SUFFIX), { force: true });
+  } catch {
+    // Nothing to remove.
+  }
+}
+
 /**
  * Keeps `filter` for the next start, under `key`, replacing the filters of other keys (an earlier generator or
  * libseccomp). Written aside and renamed into place, so a concurrent start reads a whole file or none. Nothing is
