@@ -3,8 +3,8 @@ import { useRewardSessions } from './reward-episodes';
 
 // Conformance of split assert tests (packages/agent-sessions/src/split-test.ts) on real problems: HumanEval/0
 // (has_close_elements, booleans over float lists) and HumanEval/1 (separate_paren_groups, lists of strings), with
-// their tests as MultiPL-E writes them in Node, TypeScript, C++, Java, Rust and Go (`go test`). A right solution scores 1 and a wrong
-// one 0, and both verdicts are the host's (no `trusted: false`): the split must neither reject right answers nor
+// their tests as MultiPL-E writes them in Node, TypeScript, C++, Java, Rust, Go (`go test`), Ruby, Lua, R and bash.
+// A right solution scores 1 and a wrong one 0, and both verdicts are the host's (no `trusted: false`): the split must neither reject right answers nor
 // let wrong ones through.
 
 interface Problem {
@@ -75,6 +75,21 @@ const goValue = (value: unknown): string => {
   const items = value as unknown[];
   return `[]${typeof items[0] === 'string' ? 'string' : 'float64'}{${items.map(goValue).join(', ')}}`;
 };
+/** A Ruby, Lua or R literal: booleans as `yes`/`no`, floats with a point, strings quoted, a list by `list`. */
+const scriptValue =
+  (yes: string, no: string, list: (items: string[]) => string) =>
+  (value: unknown): string => {
+    if (typeof value === 'boolean') return value ? yes : no;
+    if (typeof value === 'number') return float(value);
+    if (typeof value === 'string') return JSON.stringify(value);
+    return list((value as unknown[]).map(scriptValue(yes, no, list)));
+  };
+const rubyValue = scriptValue('true', 'false', (items) => `[${items.join(', ')}]`);
+const luaValue = scriptValue('true', 'false', (items) => `{${items.join(', ')}}`);
+const rValue = scriptValue('TRUE', 'FALSE', (items) => `c(${items.join(', ')})`);
+/** A bash word as MultiPL-E writes one: every value a quoted string, a list's items joined by spaces. */
+const bashValue = (value: unknown): string =>
+  `"${Array.isArray(value) ? value.map((item) => (typeof item === 'number' ? float(item) : String(item))).join(' ') : typeof value === 'number' ? float(value) : String(value)}"`;
 const camel = (name: string) => name.replaceAll(/_(\w)/g, (_, letter: string) => letter.toUpperCase());
 
 /** MultiPL-E's test of a problem in a language, from the Python test's cases. */
@@ -95,6 +110,14 @@ function multiplETest(language: string, problem: Problem): string {
         .join('_');
       return `func Test${title}(t *testing.T) {\n  candidate := ${name}\n\ttype test struct {\n\t\tactual   interface{}\n\t\texpected interface{}\n\t}\n   tests := []test{\n${cases.map(([args, expected]) => `     { actual: candidate(${args.map(goValue).join(', ')}), expected: ${goValue(expected)} },\n`).join('')}   }\n\n\tfor i, tc := range tests {\n\t\tt.Run(fmt.Sprintf("test num % d", i), func(t *testing.T) {\n\t\t\tif fmt.Sprintf("%v", tc.actual) != fmt.Sprintf("%v", tc.expected) {\n\t\t\t\tt.Errorf("expected '%s', got '%s'", tc.expected, tc.actual)\n\t\t\t}\n\t\t})\n\t}\n}\n`;
     }
+    case 'ruby':
+      return `require 'test/unit'\nclass TestHumanEval < Test::Unit::TestCase\n  def test_${name}\n    candidate = method(:${name})\n${cases.map(([args, expected]) => `    assert_equal(${rubyValue(expected)}, candidate.call(${args.map(rubyValue).join(', ')}))\n`).join('')}  end\nend\n`;
+    case 'lua':
+      return `lu = require('luaunit')\n\nfunction test_humaneval()\nlocal candidate = ${name}\n${cases.map(([args, expected]) => `    lu.assertEquals(candidate(${args.map(luaValue).join(', ')}), ${luaValue(expected)})\n`).join('')}end\n\nos.exit(lu.LuaUnit.run())\n`;
+    case 'R':
+      return `test_humaneval <- function() {\n    candidate <- ${name}\n${cases.map(([args, expected]) => `    if(!identical(candidate(${args.map(rValue).join(', ')}), ${rValue(expected)})){quit('no', 1)}\n`).join('')}}\ntest_humaneval()\n`;
+    case 'bash':
+      return `}\n\ncandidate() {\n    ${name} "$@"\n}\n\nset -e\nrun_test() {\n${cases.map(([args, expected]) => `    [[ $(candidate ${args.map(bashValue).join(' ')}) = ${bashValue(expected)} ]]\n`).join('')}}\n\nrun_test\n`;
     default: {
       const check = (args: unknown[], expected: unknown) => {
         const call = `${camel(name)}(${args.map((arg) => `(${javaValue(arg)})`).join(', ')})`;
@@ -191,6 +214,60 @@ const SOLUTIONS: Record<string, Record<string, { right: string; wrong: string }>
         'package separate_paren_groups_test\n\nimport (\n    "testing"\n    "fmt"\n)\n\nfunc separate_paren_groups(paren_string string) []string {\n    groups := []string{}\n    current := ""\n    depth := 0\n    for _, c := range paren_string {\n        if c == \' \' {\n            continue\n        }\n        current += string(c)\n        if c == \'(\' {\n            depth++\n        } else {\n            depth--\n        }\n        if depth == 0 {\n            groups = append(groups, current)\n            current = ""\n        }\n    }\n    return groups\n}\n',
       wrong:
         'package separate_paren_groups_test\n\nimport (\n    "testing"\n    "fmt"\n    "strings"\n)\n\nfunc separate_paren_groups(paren_string string) []string {\n    return strings.Split(paren_string, " ")\n}\n',
+    },
+  },
+  ruby: {
+    has_close_elements: {
+      right:
+        'def has_close_elements(numbers, threshold)\n  numbers.combination(2).any? { |a, b| (a - b).abs < threshold }\nend',
+      wrong:
+        'def has_close_elements(numbers, threshold)\n  numbers.combination(2).any? { |a, b| (a - b).abs < threshold * 2 }\nend',
+    },
+    separate_paren_groups: {
+      right:
+        "def separate_paren_groups(paren_string)\n  groups = []\n  current = +''\n  depth = 0\n  paren_string.each_char do |c|\n    next if c == ' '\n    current << c\n    depth += c == '(' ? 1 : -1\n    if depth.zero?\n      groups << current\n      current = +''\n    end\n  end\n  groups\nend",
+      wrong: "def separate_paren_groups(paren_string)\n  paren_string.split(' ')\nend",
+    },
+  },
+  lua: {
+    has_close_elements: {
+      right:
+        'local function has_close_elements(numbers, threshold)\n  for i = 1, #numbers do\n    for j = i + 1, #numbers do\n      if math.abs(numbers[i] - numbers[j]) < threshold then return true end\n    end\n  end\n  return false\nend',
+      wrong:
+        'local function has_close_elements(numbers, threshold)\n  for i = 1, #numbers do\n    for j = i + 1, #numbers do\n      if math.abs(numbers[i] - numbers[j]) < threshold * 2 then return true end\n    end\n  end\n  return false\nend',
+    },
+    separate_paren_groups: {
+      right:
+        "local function separate_paren_groups(paren_string)\n  local groups, current, depth = {}, '', 0\n  for c in paren_string:gmatch('.') do\n    if c ~= ' ' then\n      current = current .. c\n      depth = depth + (c == '(' and 1 or -1)\n      if depth == 0 then\n        groups[#groups + 1] = current\n        current = ''\n      end\n    end\n  end\n  return groups\nend",
+      wrong:
+        "local function separate_paren_groups(paren_string)\n  local groups = {}\n  for word in paren_string:gmatch('%S+') do groups[#groups + 1] = word end\n  return groups\nend",
+    },
+  },
+  R: {
+    has_close_elements: {
+      right:
+        'has_close_elements <- function(numbers, threshold) {\n  n <- length(numbers)\n  for (i in seq_len(n)) for (j in seq_len(n)) if (i < j && abs(numbers[i] - numbers[j]) < threshold) return(TRUE)\n  FALSE\n}',
+      wrong:
+        'has_close_elements <- function(numbers, threshold) {\n  n <- length(numbers)\n  for (i in seq_len(n)) for (j in seq_len(n)) if (i < j && abs(numbers[i] - numbers[j]) < threshold * 2) return(TRUE)\n  FALSE\n}',
+    },
+    separate_paren_groups: {
+      right:
+        "separate_paren_groups <- function(paren_string) {\n  groups <- c()\n  current <- ''\n  depth <- 0\n  for (c in strsplit(paren_string, '')[[1]]) {\n    if (c == ' ') next\n    current <- paste0(current, c)\n    depth <- depth + if (c == '(') 1 else -1\n    if (depth == 0) {\n      groups <- c(groups, current)\n      current <- ''\n    }\n  }\n  groups\n}",
+      wrong: "separate_paren_groups <- function(paren_string) {\n  strsplit(paren_string, ' ')[[1]]\n}",
+    },
+  },
+  // MultiPL-E's bash prompts leave the function open: the test starts by closing it.
+  bash: {
+    has_close_elements: {
+      right:
+        'has_close_elements() {\n    local -a numbers=($1)\n    local i j\n    for ((i = 0; i < ${#numbers[@]}; i++)); do\n        for ((j = i + 1; j < ${#numbers[@]}; j++)); do\n            if awk -v a="${numbers[i]}" -v b="${numbers[j]}" -v t="$2" \'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < t) }\'; then\n                echo true\n                return\n            fi\n        done\n    done\n    echo false',
+      wrong:
+        'has_close_elements() {\n    local -a numbers=($1)\n    local i j\n    for ((i = 0; i < ${#numbers[@]}; i++)); do\n        for ((j = i + 1; j < ${#numbers[@]}; j++)); do\n            if awk -v a="${numbers[i]}" -v b="${numbers[j]}" -v t="$2" \'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < t * 2) }\'; then\n                echo true\n                return\n            fi\n        done\n    done\n    echo false',
+    },
+    separate_paren_groups: {
+      right:
+        "separate_paren_groups() {\n    local s=${1// /} current='' depth=0 i c\n    local -a groups=()\n    for ((i = 0; i < ${#s}; i++)); do\n        c=${s:i:1}\n        current+=$c\n        if [[ $c == '(' ]]; then depth=$((depth + 1)); else depth=$((depth - 1)); fi\n        if ((depth == 0)); then groups+=(\"$current\"); current=''; fi\n    done\n    echo \"${groups[*]}\"",
+      wrong: 'separate_paren_groups() {\n    echo "$1"',
     },
   },
 };
