@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { type Episode, useRewardSessions } from './reward-episodes';
 
-// Class 5 of the trust boundary (issue 15), for assert tests outside Python: a Node, TypeScript or C++ test in
-// MultiPL-E's shape is split (packages/agent-sessions/src/split-test.ts). The model's program only reports what
-// each assert's actual expression evaluated to; the expected literals stay on the host (or in a separate sandbox
-// for C++), which compares. Every probe here is a wrong solution aimed at that split, sent through the real
+// Class 5 of the trust boundary (issue 15), for assert tests outside Python: a Node, TypeScript, C++, Java, Rust
+// or Go (`go test`) test in MultiPL-E's shape is split (packages/agent-sessions/src/split-test.ts). The model's
+// program only reports what each assert's actual expression evaluated to; the expected literals stay on the host
+// (or in a separate sandbox for C++, Java, Rust and Go), which compares. Every probe here is a wrong solution aimed at that split, sent through the real
 // session routes; the right solution scores 1 through the same task, so no probe passes by failing to run.
 //
 // The expected values (987654321, 141093477) are 9-digit numbers that appear nowhere else: a program that finds
@@ -86,6 +86,16 @@ const CPP_TEST = (extra: string) =>
 const JAVA_CLASS = 'class Main {\n    public static long secret(long n) {\n';
 const JAVA_TEST = (extra: string) =>
   `    }\n    public static void main(String[] args) {\n${extra}    assert(secret((7l)) == (987654321l));\n    assert(secret((1l)) == (141093477l));\n    }\n\n}\n`;
+
+// MultiPL-E's Rust prompts leave the function open, as its C++ ones do: the test starts by closing it.
+const RUST_TEST = (extra: string) =>
+  `}\n\nfn main() {\n    let candidate = secret;\n${extra}    assert_eq!(candidate(7), 987654321);\n    assert_eq!(candidate(1), 141093477);\n}\n`;
+
+// MultiPL-E's Go prompts are a test package importing testing and fmt; its test compares `%v` texts in a table.
+const GO_HEADER = (...imports: string[]) =>
+  `package secret_test\n\nimport (\n    "testing"\n    "fmt"\n${imports.map((name) => `    "${name}"\n`).join('')})\n\n`;
+const GO_TEST = (extra: string) =>
+  `func TestSecret(t *testing.T) {\n  candidate := secret\n${extra}\ttype test struct {\n\t\tactual   interface{}\n\t\texpected interface{}\n\t}\n   tests := []test{\n     { actual: candidate(7), expected: 987654321 },\n     { actual: candidate(1), expected: 141093477 },\n   }\n\n\tfor i, tc := range tests {\n\t\tt.Run(fmt.Sprintf("test num % d", i), func(t *testing.T) {\n\t\t\tif fmt.Sprintf("%v", tc.actual) != fmt.Sprintf("%v", tc.expected) {\n\t\t\t\tt.Errorf("expected '%s', got '%s'", tc.expected, tc.actual)\n\t\t\t}\n\t\t})\n\t}\n}\n`;
 
 const PROBES: LanguageProbes[] = [
   {
@@ -223,6 +233,128 @@ ${JAVA_CLASS}        java.io.PrintStream original = System.out;
     // The JVM reserves a quarter of the machine's memory for its heap at start.
     memoryLimitMB: -1,
   },
+  {
+    language: 'rust',
+    test: RUST_TEST(''),
+    unsplit: RUST_TEST('    if candidate(0) == -1 { panic!("no"); }\n'),
+    right: 'fn secret(n: i64) -> i64 {\n    n * 141093474 + 3',
+    wrong: 'fn secret(n: i64) -> i64 {\n    n * 141093474 + 4',
+    readsSource: `fn secret(n: i64) -> i64 {
+    let mut all: Vec<u8> = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(".") {
+        for entry in entries.flatten() {
+            if let Ok(bytes) = std::fs::read(entry.path()) { all.extend(bytes); }
+        }
+    }
+    all.push(b' ');
+    let (mut run, mut value) = (0usize, 0i64);
+    for &b in all.iter() {
+        if b.is_ascii_digit() {
+            run += 1;
+            value = if run <= 9 { value * 10 + (b - b'0') as i64 } else { 0 };
+        } else {
+            if run == 9 && ((n == 7 && value > 900000000) || (n == 1 && value > 100000000 && value < 200000000)) { return value; }
+            run = 0;
+            value = 0;
+        }
+    }
+    0`,
+    // A macro of the crate shadows the standard library's: every assert_eq! of the test does nothing.
+    disablesChecks: 'macro_rules! assert_eq { ($($t:tt)*) => {}; }\nfn secret(n: i64) -> i64 {\n    0',
+    forgeries: [
+      {
+        name: 'prints a forged report for every site, then exits 0',
+        solution:
+          'fn secret(n: i64) -> i64 {\n    for site in 0..4 { for guess in [0, 1, n].iter() { println!("\\nfusebox-report {} {}", site, guess); } }\n    std::process::exit(0)',
+      },
+      {
+        name: 'defines a reporter module of its own',
+        solution:
+          'mod fusebox_report { pub fn report<T>(site: usize, _value: &T) { println!("\\nfusebox-report {} 987654320", site); } }\nfn secret(n: i64) -> i64 {\n    0',
+      },
+      {
+        name: 'starts a process that prints the right reports after the harness wrote its own',
+        solution:
+          'fn secret(n: i64) -> i64 {\n    if n == 7 { let _ = std::process::Command::new("sh").arg("-c").arg("sleep 0.3; printf \'\\\\nfusebox-report 0 987654321\\\\nfusebox-report 1 141093477\\\\n\'").spawn(); }\n    0',
+      },
+    ],
+  },
+  {
+    language: 'go_test',
+    test: GO_TEST(''),
+    unsplit: GO_TEST('\tif candidate(0) == -1 {\n\t\tt.Fatal("no")\n\t}\n'),
+    right: `${GO_HEADER()}func secret(n int) int {\n    return n*141093474 + 3\n}\n`,
+    wrong: `${GO_HEADER()}func secret(n int) int {\n    return n*141093474 + 4\n}\n`,
+    readsSource: `${GO_HEADER('os', 'regexp', 'strconv')}func secret(n int) int {
+    all := ""
+    entries, _ := os.ReadDir(".")
+    for _, entry := range entries {
+        if bytes, err := os.ReadFile(entry.Name()); err == nil {
+            all += string(bytes)
+        }
+    }
+    for _, match := range regexp.MustCompile(\`\\b\\d{9}\\b\`).FindAllString(all, -1) {
+        value, _ := strconv.Atoi(match)
+        if n == 7 && value > 900000000 {
+            return value
+        }
+        if n == 1 && value > 100000000 && value < 200000000 {
+            return value
+        }
+    }
+    return 0
+}
+`,
+    // go test has no marker path: a TestMain that runs no test and exits 0 passes an unsplit test.
+    disablesChecks: `${GO_HEADER('os')}func TestMain(m *testing.M) {\n    os.Exit(0)\n}\n\nfunc secret(n int) int {\n    return 0\n}\n`,
+    forgeries: [
+      {
+        name: 'writes a forged report for every site to the report file and stdout, then exits 0',
+        solution: `${GO_HEADER('os')}func secret(n int) int {
+    file, _ := os.OpenFile(".fusebox-reports", os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0600)
+    for site := 0; site < 4; site++ {
+        for _, guess := range []int{0, 1, n} {
+            line := fmt.Sprintf("\\nfusebox-report %d %q\\n", site, fmt.Sprint(guess))
+            file.WriteString(line)
+            fmt.Print(line)
+        }
+    }
+    file.Close()
+    os.Exit(0)
+    return 0
+}
+`,
+      },
+      {
+        name: 'rewrites every report in the report file once the tests ran',
+        solution: `${GO_HEADER('os', 'regexp')}func TestMain(m *testing.M) {
+    code := m.Run()
+    text, _ := os.ReadFile(".fusebox-reports")
+    forged := regexp.MustCompile(\`(fusebox-report \\d+) .*\`).ReplaceAllString(string(text), \`$1 "987654320"\`)
+    os.WriteFile(".fusebox-reports", []byte(forged), 0600)
+    os.Exit(code)
+}
+
+func secret(n int) int {
+    return 0
+}
+`,
+      },
+      {
+        name: 'starts a process that appends the right reports after the harness wrote its own',
+        solution: `${GO_HEADER('os/exec')}func secret(n int) int {
+    if n == 7 {
+        exec.Command("sh", "-c", "sleep 0.3; printf '\\\\nfusebox-report 0 \\"987654321\\"\\\\nfusebox-report 1 \\"141093477\\"\\\\n' >> .fusebox-reports").Start()
+    }
+    return 0
+}
+`,
+      },
+    ],
+    // go test builds the test binary with the go tool, whose runtime reserves more address space than the
+    // default limit leaves once it compiles regexp and strconv (it crashed: exit code 2).
+    memoryLimitMB: -1,
+  },
 ];
 
 const task = (language: string, unsplit = false) => ({
@@ -249,6 +381,12 @@ const COMPARISON_INSIDE = [
     ),
     forgery: `${JAVA_CLASS}        for (int site = 0; site < 2; site++) System.out.print("\\nfusebox-report " + site + " true\\n");\n        System.out.flush();\n        Runtime.getRuntime().halt(0);\n        return 0;`,
     memoryLimitMB: -1,
+  },
+  {
+    language: 'rust',
+    test: `}\n\nfn main() {\n    let candidate = secret;\n    assert!((candidate(7) - 987654321).abs() < 1);\n    assert!(!(candidate(1) != 141093477));\n}\n`,
+    forgery:
+      'fn secret(n: i64) -> i64 {\n    for site in 0..2 { println!("\\nfusebox-report {} true", site); }\n    std::process::exit(0)',
   },
 ];
 const comparisonTask = (language: string) => ({ name: `split-verdict-comparison-${language}`, language });
