@@ -3,9 +3,9 @@ import { useRewardSessions } from './reward-episodes';
 
 // Hostile review of the completion marker (completion-marker.ts) that assert tests outside the trusted runner
 // must print: how cheap it is for a wrong solution to print it itself. One line that reads the program's own
-// source. Node, TypeScript and C++ tests in MultiPL-E's shape are now split (split-test.ts; more probes in
-// split-verdict-forgery.test.ts): their verdict never looks at the marker. Bash is still a known residual
-// (docs/sessions.md).
+// source. Tests in MultiPL-E's shape (Node, TypeScript, C++, Java, Rust, Go, Ruby, Lua, R, bash) are now split
+// (split-test.ts; more probes in split-verdict-forgery.test.ts): their verdict never looks at the marker. A test
+// of another shape is still a known residual (docs/sessions.md).
 
 interface MarkerCase {
   language: string;
@@ -13,8 +13,6 @@ interface MarkerCase {
   right: string;
   /** Wrong, and prints the marker it finds in its own program's source, then exits 0. */
   forges: string;
-  /** Still judged on the marker path: the forgery works (docs/sessions.md). */
-  open?: true;
 }
 
 const MARKER = 'fusebox-test-complete-[0-9a-f]{32}';
@@ -28,11 +26,11 @@ const CASES: MarkerCase[] = [
   },
   {
     language: 'bash',
-    test: '[ "$(add 2 3)" = 5 ] && [ "$(add -4 1)" = -3 ] || exit 1',
+    // MultiPL-E's shape (its prompts leave the function open; this one's solutions are whole), now split.
+    test: 'candidate() {\n    add "$@"\n}\n\nset -e\nrun_test() {\n    [[ $(candidate "2" "3") = "5" ]]\n    [[ $(candidate "-4" "1") = "-3" ]]\n}\n\nrun_test\n',
     right: 'add() { echo $(( $1 + $2 )); }',
     // add() runs in a command substitution, so the forgery rides the failing test's own exit: an EXIT trap.
     forges: `add() { echo 0; }\ntrap 'grep -oE "${MARKER}" "$0" | head -n 1; exit 0' EXIT`,
-    open: true,
   },
 ];
 
@@ -47,26 +45,19 @@ const { episode, watched } = useRewardSessions(
 );
 
 describe('the completion marker of assert tests in other languages', { timeout: 180_000 }, () => {
-  // HOLE (known residual, docs/sessions.md; completion-marker.ts) where a test is not split: the marker is a
-  // literal in the program the model's code runs in, so one line that reads the program's own file ("$0"; a
-  // compiled language's source stays in the working directory, and its binary holds the literal) prints it: a
-  // wrong add() then scores 1. Obfuscating the literal only changes the regex; reading it out of band (an env
-  // var, an fd a preload reads) loses to /proc/self/environ and the process's memory. The verdict needs the
-  // test's checks out of the model's process, as the split does for Node, TypeScript and C++.
-  const probe = async (_language: string, c: MarkerCase) => {
-    const [forged, control] = await watched(() =>
-      Promise.all([episode(task(c), [c.forges]), episode(task(c), [c.right])]),
-    );
-    // Detection: the right solution scores through the same task.
-    expect(control.reward, JSON.stringify(control.detail)).toMatchObject({ reward: 1, f2p_count: 1 });
-    expect(forged.reward, JSON.stringify(forged.detail)).toMatchObject({ reward: 0, f2p_count: 0 });
-  };
-  it.each(CASES.filter((c) => !c.open).map((c) => [c.language, c] as const))(
+  // The marker is a literal in the program the model's code runs in, so one line that reads the program's own
+  // file ("$0"; a compiled language's source stays in the working directory, and its binary holds the literal)
+  // prints it. That still wins where a test is not split (docs/sessions.md); obfuscating the literal only changes
+  // the regex. A split test's verdict needs each assert's expected value, which the model's process never sees.
+  it.each(CASES.map((c) => [c.language, c] as const))(
     '%s: no reward for a solution that prints the marker from its own source',
-    probe,
-  );
-  it.skip.each(CASES.filter((c) => c.open).map((c) => [c.language, c] as const))(
-    '%s: no reward for a solution that prints the marker from its own source',
-    probe,
+    async (_language, c) => {
+      const [forged, control] = await watched(() =>
+        Promise.all([episode(task(c), [c.forges]), episode(task(c), [c.right])]),
+      );
+      // Detection: the right solution scores through the same task.
+      expect(control.reward, JSON.stringify(control.detail)).toMatchObject({ reward: 1, f2p_count: 1 });
+      expect(forged.reward, JSON.stringify(forged.detail)).toMatchObject({ reward: 0, f2p_count: 0 });
+    },
   );
 });
