@@ -22,8 +22,8 @@ if [ "$uid" -eq 0 ]; then
   echo "$1 is root: a root Fusebox makes its own cgroups, nothing to delegate" >&2
   exit 2
 fi
-for controller in pids memory cpuacct; do
-  if [ "$controller" = cpuacct ] && [ ! -e "/sys/fs/cgroup/$controller/cgroup.procs" ]; then
+for controller in pids memory cpuacct cpu; do
+  if { [ "$controller" = cpuacct ] || [ "$controller" = cpu ]; } && [ ! -e "/sys/fs/cgroup/$controller/cgroup.procs" ]; then
     continue
   fi
   if [ ! -e "/sys/fs/cgroup/$controller/cgroup.procs" ]; then
@@ -34,4 +34,4 @@ for controller in pids memory cpuacct; do
   mkdir -p "$dir"
   chown "$uid:$gid" "$dir" "$dir/cgroup.procs" "$dir/tasks"
 done
-echo "delegated /sys/fs/cgroup/{pids,memory,cpuacct}/fusebox-$uid to $1 (uid $uid)"
+echo "delegated /sys/fs/cgroup/{pids,memory,cpuacct,cpu}/fusebox-$uid to $1 (uid $uid)"

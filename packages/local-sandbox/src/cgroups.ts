@@ -8,8 +8,14 @@ import { randomName } from './random-name';
 const CGROUP_V1 = '/sys/fs/cgroup';
 /** Limits: without both, sandboxes get no cgroups at all. */
 const CONTROLLERS = ['pids', 'memory'] as const;
-/** Accounting: used when this process may make cgroups there (root, or a subtree delegated), skipped otherwise. */
+/**
+ * Accounting (`cpuacct`) and CPU sharing (`cpu`): each used when this process may make cgroups there (root, or a
+ * subtree delegated), skipped otherwise.
+ */
 const ACCOUNTING = 'cpuacct';
+const CPU = 'cpu';
+/** The period `cpu.cfs_quota_us` counts in (the kernel's default), in microseconds. */
+const CPU_PERIOD_US = 100_000;
 /** Removing a cgroup fails while the kernel still finishes reaping its processes; retry this often. */
 const REMOVE_ATTEMPTS = 50;
 const REMOVE_RETRY_MS = 20;
@@ -18,6 +24,30 @@ const REMOVE_RETRY_MS = 20;
 export interface CgroupLimits {
   maxProcesses: number;
   memoryBytes: number;
+  /**
+   * The sandbox's weight for the CPU against its siblings (v1 `cpu.shares`, the counterpart of v2's `cpu.weight`):
+   * the same for every sandbox, so CPU is shared per run, however many processes or threads a run starts.
+   */
+  cpuShares: number;
+  /** At most this many cores (`cpu.cfs_quota_us` over a 100 ms period); 0 for no bound. */
+  cpuCores: number;
+}
+
+/** What all the sandboxes of one parent may use together, enforced on the parent cgroup by the kernel. */
+export interface CgroupBudget {
+  /** Memory of every sandbox together: past it the kernel's OOM killer picks a victim among them, never outside. */
+  memoryBytes: number;
+  /** Processes and threads of every sandbox together: no fork bomb can take the host's pid space. */
+  processes: number;
+  /** The weight of all the sandboxes together against the other processes of the host (the API among them). */
+  cpuShares: number;
+}
+
+/** What the sandboxes of one parent use now. */
+export interface CgroupUsage {
+  /** Their memory less the file cache the kernel can drop at once (`total_inactive_file`), in bytes. */
+  memoryBytes: number;
+  processes: number;
 }
 
 /**
@@ -49,8 +79,13 @@ export class SandboxCgroup {
 
   /** CPU time its processes have used so far, in ms (cpuacct), or undefined without that hierarchy. */
   cpuUsageMs(): number | undefined {
-    const dir = this.#dirs.find((candidate) => candidate.startsWith(`${CGROUP_V1}/${ACCOUNTING}/`));
+    const dir = hierarchyDir(this.#dirs, ACCOUNTING);
     return dir === undefined ? undefined : Number(readFileSync(join(dir, 'cpuacct.usage'), 'utf8')) / 1e6;
+  }
+
+  /** Its directory in the `cpu` hierarchy (where its `cpu.shares` is), or undefined without that hierarchy. */
+  get cpuDirectory(): string | undefined {
+    return hierarchyDir(this.#dirs, CPU);
   }
 
   /** The pids of the processes in the cgroup now. */
@@ -76,11 +111,12 @@ export class SandboxCgroup {
 }
 
 /**
- * This process's parent cgroup for its sandboxes, `/sys/fs/cgroup/{pids,memory,cpuacct}/fusebox/<pid>-<random>`
+ * This process's parent cgroup for its sandboxes, `/sys/fs/cgroup/{pids,memory,cpuacct,cpu}/fusebox/<pid>-<random>`
  * as root. Any other user needs a subtree root delegated to it, `fusebox-<uid>` (`bin/delegate-cgroups.sh`): it
  * may make cgroups there and move its own processes into them, which is all a sandbox's cgroup takes (`cpuacct`
- * is used only where delegated: without it, runs report no CPU time). Cgroups left behind by a Fusebox process
- * that died are removed when the next one starts.
+ * and `cpu` are used only where delegated: without them, runs report no CPU time, and share the CPU per process
+ * rather than per run). The parent carries the {@link CgroupBudget} of all its sandboxes together. Cgroups left
+ * behind by a Fusebox process that died are removed when the next one starts.
  */
 export class CgroupParent {
   readonly #dirs: string[];
@@ -94,7 +130,7 @@ export class CgroupParent {
    * Creates the parent cgroups, or returns the reason they are unavailable (no cgroup v1 `pids`/`memory`
    * controllers, no subtree delegated to this user, or no permission to create cgroups).
    */
-  static open(): CgroupParent | string {
+  static open(budget: CgroupBudget): CgroupParent | string {
     const roots = CONTROLLERS.map((controller) => join(CGROUP_V1, controller));
     const missing = roots.filter((root) => !existsSync(join(root, 'cgroup.procs')));
     if (missing.length > 0) return `no cgroup v1 hierarchy at ${missing.join(', ')}`;
@@ -119,16 +155,25 @@ export class CgroupParent {
     } catch (error) {
       return `cannot create cgroups: ${(error as Error).message}`;
     }
-    const accounting = join(CGROUP_V1, ACCOUNTING);
-    if (
-      existsSync(join(accounting, 'cgroup.procs')) &&
-      (uid === 0 || existsSync(join(accounting, baseName)))
-    ) {
-      try {
-        dirs.push(parent(accounting));
-      } catch {
-        // Not ours to use: runs then report no CPU time.
+    for (const optional of [ACCOUNTING, CPU]) {
+      const root = join(CGROUP_V1, optional);
+      if (existsSync(join(root, 'cgroup.procs')) && (uid === 0 || existsSync(join(root, baseName)))) {
+        try {
+          dirs.push(parent(root));
+        } catch {
+          // Not ours to use: runs then report no CPU time, or share the CPU per process.
+        }
       }
+    }
+    const [pids, memory] = dirs as [string, string];
+    try {
+      writeFileSync(join(pids, 'pids.max'), String(budget.processes));
+      writeFileSync(join(memory, 'memory.limit_in_bytes'), String(budget.memoryBytes));
+      const cpu = hierarchyDir(dirs, CPU);
+      if (cpu !== undefined) writeFileSync(join(cpu, 'cpu.shares'), String(budget.cpuShares));
+    } catch (error) {
+      for (const dir of dirs) tryRemove(dir);
+      return `cannot set the sandboxes' budget on their parent cgroup: ${(error as Error).message}`;
     }
     return new CgroupParent(dirs);
   }
@@ -138,21 +183,52 @@ export class CgroupParent {
     return this.#dirs;
   }
 
+  /** What every sandbox of this parent uses together now. */
+  usage(): CgroupUsage {
+    const [pids, memory] = this.#dirs as [string, string];
+    const stat = readFileSync(join(memory, 'memory.stat'), 'utf8');
+    const inactiveFile = Number(/^total_inactive_file (\d+)$/m.exec(stat)?.[1] ?? 0);
+    const used = Number(readFileSync(join(memory, 'memory.usage_in_bytes'), 'utf8'));
+    return {
+      memoryBytes: Math.max(0, used - inactiveFile),
+      processes: Number(readFileSync(join(pids, 'pids.current'), 'utf8')),
+    };
+  }
+
   /** Creates a fresh cgroup with these limits for one sandbox. */
   create(limits: CgroupLimits): SandboxCgroup {
     const name = `sandbox-${(this.#next += 1)}`;
     const dirs = this.#dirs.map((parent) => join(parent, name));
     const [pids, memory] = dirs as [string, string];
     for (const dir of dirs) mkdirSync(dir);
-    writeFileSync(join(pids, 'pids.max'), String(limits.maxProcesses));
-    writeFileSync(join(memory, 'memory.limit_in_bytes'), String(limits.memoryBytes));
-    return new SandboxCgroup(dirs);
+    const cgroup = new SandboxCgroup(dirs);
+    try {
+      writeFileSync(join(pids, 'pids.max'), String(limits.maxProcesses));
+      writeFileSync(join(memory, 'memory.limit_in_bytes'), String(limits.memoryBytes));
+      const cpu = cgroup.cpuDirectory;
+      if (cpu !== undefined) {
+        writeFileSync(join(cpu, 'cpu.shares'), String(limits.cpuShares));
+        if (limits.cpuCores > 0) {
+          writeFileSync(join(cpu, 'cpu.cfs_period_us'), String(CPU_PERIOD_US));
+          writeFileSync(join(cpu, 'cpu.cfs_quota_us'), String(Math.round(limits.cpuCores * CPU_PERIOD_US)));
+        }
+      }
+    } catch (error) {
+      for (const dir of dirs) tryRemove(dir);
+      throw error;
+    }
+    return cgroup;
   }
 
   /** Removes the parent cgroups; every sandbox cgroup must be gone already. */
   close(): void {
     for (const dir of this.#dirs) tryRemove(dir);
   }
+}
+
+/** The directory of `dirs` in the v1 hierarchy of `controller`. */
+function hierarchyDir(dirs: readonly string[], controller: string): string | undefined {
+  return dirs.find((candidate) => candidate.startsWith(`${CGROUP_V1}/${controller}/`));
 }
 
 function tryRemove(dir: string): boolean {

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { memTotalBytes } from './run-budget';
 import type { Isolation } from './sandbox-launcher';
 import { DEFAULT_SANDBOX_UID_BASE, DEFAULT_SANDBOX_UID_BLOCK, SANDBOX_UID_COUNT } from './sandbox-identities';
 import { defaultSeccompCacheDir } from './seccomp-cache';
@@ -13,10 +14,38 @@ export { DEFAULT_SANDBOX_UID_BASE, DEFAULT_SANDBOX_UID_BLOCK };
  * const executor = await createExecutor({ concurrency: 8, memoryCapMB: 4096 });
  */
 export interface ExecutorOptions {
-  /** Executions running at once (runs, Jupyter requests and session cells). Default: the number of cores. */
+  /**
+   * The most executions running at once (runs, Jupyter requests and session cells), a ceiling over the memory
+   * and process budget below, which is what admits them. Default 256.
+   */
   concurrency?: number;
-  /** Executions that may wait for a slot; one more is refused with `QueueFullError`. Default 1024. */
+  /** Executions that may wait for room to run; one more is refused with `QueueFullError`. Default 1024. */
   queueLimit?: number;
+  /**
+   * Longest an execution waits for room to run before it is refused with `QueueFullError` (which says how long
+   * it waited and what was short); its own timeouts count only from when it starts. 0: no bound. Default 60 000.
+   */
+  queueTimeoutMs?: number;
+  /**
+   * Memory of all sandboxes together (runs, sessions, zygotes, warm sandboxes), held by their parent cgroup.
+   * Default: the machine's memory less `memoryHeadroomMB`.
+   */
+  memoryBudgetMB?: number;
+  /** What one running execution counts for at least against `memoryBudgetMB`, before it has grown. Default 64. */
+  runMemoryMB?: number;
+  /** The host's MemAvailable that must stay free once one more execution is admitted. Default 2048. */
+  memoryHeadroomMB?: number;
+  /** Processes and threads of all sandboxes together, held by their parent cgroup. Default 8192. */
+  processBudget?: number;
+  /** What one running execution counts for at least against `processBudget`. Default 16. */
+  runProcesses?: number;
+  /**
+   * The CPU weight of all sandboxes together against each other process of the host at nice 0 (the API's
+   * threads), as cgroup v1 `cpu.shares`; each sandbox weighs the same inside. Default 1024.
+   */
+  cpuShares?: number;
+  /** The cores one sandbox may use at most (`cpu.cfs_quota_us`); fractions allowed, 0 for no bound. Default 0. */
+  runCpuCores?: number;
   /** `bwrap` (default) isolates every run; `none` runs code as plain processes and warns loudly. */
   isolation?: Isolation;
   /** Bytes of stdout and of stderr kept per step; the rest is dropped with a visible note. Default 1 MiB. */
@@ -48,17 +77,22 @@ export interface ExecutorOptions {
   seccompCacheDir?: string | null;
   /** Bytes of `fetch_files` returned per request, all files together. Default 16 MiB. */
   fetchLimitBytes?: number;
-  /** Sandboxes kept started and waiting for code. Default: `concurrency`. */
+  /** Sandboxes kept started and waiting for code. Default: the number of cores (at most `concurrency`). */
   warmSandboxes?: number;
   /** Stateful sessions open at once. Default 64. */
   maxSessions?: number;
   /** A session nobody used for this long is closed. Default 300 000 ms (5 minutes). */
   sessionIdleTimeoutMs?: number;
   /**
-   * Forks Python `/run_code` runs from warm interpreters (zygotes, one per slot) instead of starting one per run.
+   * Forks Python `/run_code` runs from warm interpreters (zygotes) instead of starting one per run.
    * Default false.
    */
   pythonZygote?: boolean;
+  /**
+   * Zygotes kept; each serves one run at a time, and a run that finds none idle goes cold. Default: twice the
+   * number of cores (at most `concurrency`).
+   */
+  pythonZygotes?: number;
   /** Modules every zygote imports before its first run (those not installed are skipped). */
   pythonZygoteModules?: string[];
   /** Runs one zygote forks before it is replaced. Default 1000. */
@@ -72,6 +106,11 @@ export interface ExecutorOptions {
 export type ResolvedExecutorOptions = Required<ExecutorOptions>;
 
 const MB = 1024 * 1024;
+/** The default ceiling of executions at once: the budget admits them, this only bounds a runaway count. */
+const DEFAULT_CONCURRENCY = 256;
+const DEFAULT_HEADROOM_MB = 2048;
+/** The memory budget where the machine's memory cannot be read. */
+const FALLBACK_MEMORY_BUDGET_MB = 4096;
 /**
  * What zygotes import by default: the standard modules model-written Python usually imports. numpy, sympy,
  * scipy or pandas are worth listing when installed (each adds its import time to a zygote's start and its size
@@ -141,10 +180,44 @@ export function resolveExecutorOptions(options: ExecutorOptions = {}): ResolvedE
   if (options.warn !== undefined && typeof options.warn !== 'function') {
     throw new TypeError('expected warn to be a function');
   }
-  const concurrency = count('concurrency', availableParallelism());
+  const runCpuCores = options.runCpuCores ?? 0;
+  if (typeof runCpuCores !== 'number' || !Number.isFinite(runCpuCores) || runCpuCores < 0) {
+    throw new TypeError(
+      `expected runCpuCores to be a number of cores of at least 0, got ${JSON.stringify(options.runCpuCores)}`,
+    );
+  }
+  const concurrency = count('concurrency', DEFAULT_CONCURRENCY);
+  const cores = availableParallelism();
+  const memoryHeadroomMB = count('memoryHeadroomMB', DEFAULT_HEADROOM_MB, 0);
+  const totalMB = Math.floor((memTotalBytes() ?? 0) / MB);
+  const memoryBudgetMB = count(
+    'memoryBudgetMB',
+    totalMB > memoryHeadroomMB ? totalMB - memoryHeadroomMB : FALLBACK_MEMORY_BUDGET_MB,
+  );
+  const runMemoryMB = count('runMemoryMB', 64);
+  if (runMemoryMB > memoryBudgetMB) {
+    throw new TypeError(
+      `expected runMemoryMB (${runMemoryMB}) to be at most memoryBudgetMB (${memoryBudgetMB}): no execution could ever start`,
+    );
+  }
+  const processBudget = count('processBudget', 8192);
+  const runProcesses = count('runProcesses', 16);
+  if (runProcesses > processBudget) {
+    throw new TypeError(
+      `expected runProcesses (${runProcesses}) to be at most processBudget (${processBudget}): no execution could ever start`,
+    );
+  }
   return {
     concurrency,
     queueLimit: count('queueLimit', 1024, 0),
+    queueTimeoutMs: count('queueTimeoutMs', 60_000, 0),
+    memoryBudgetMB,
+    runMemoryMB,
+    memoryHeadroomMB,
+    processBudget,
+    runProcesses,
+    cpuShares: count('cpuShares', 1024, 2),
+    runCpuCores,
     isolation: options.isolation ?? 'bwrap',
     outputLimitBytes: count('outputLimitBytes', MB),
     memoryCapMB: count('memoryCapMB', 2048),
@@ -156,10 +229,11 @@ export function resolveExecutorOptions(options: ExecutorOptions = {}): ResolvedE
     seccompCacheDir:
       options.seccompCacheDir === undefined ? defaultSeccompCacheDir() : options.seccompCacheDir,
     fetchLimitBytes: count('fetchLimitBytes', 16 * MB, 0),
-    warmSandboxes: count('warmSandboxes', concurrency, 0),
+    warmSandboxes: count('warmSandboxes', Math.min(concurrency, cores), 0),
     maxSessions: count('maxSessions', 64, 0),
     sessionIdleTimeoutMs: count('sessionIdleTimeoutMs', 300_000),
     pythonZygote: options.pythonZygote ?? false,
+    pythonZygotes: count('pythonZygotes', Math.min(concurrency, 2 * cores)),
     pythonZygoteModules: modules,
     pythonZygoteMaxRuns: count('pythonZygoteMaxRuns', 1000),
     pythonZygoteMaxAgeMs: count('pythonZygoteMaxAgeMs', 600_000),

@@ -20,6 +20,7 @@ import { type LanguageStatus, LanguageStatuses } from './language-statuses';
 export type { LanguageStatus } from './language-statuses';
 import { SandboxLauncher } from './sandbox-launcher';
 import { PythonZygotes } from './python-zygotes';
+import { RunBudget } from './run-budget';
 import { SandboxPool } from './sandbox-pool';
 import { interpreterCommand } from './session/interpreter';
 import { type JupyterOutcome, runJupyterRequest } from './session/jupyter';
@@ -47,16 +48,23 @@ export interface ExecutorStats {
   /** Runs forked from a zygote since the executor started (the others ran cold). */
   forkedRuns: number;
   sessions: number;
+  /** What every sandbox together uses of the budget now (memory less droppable cache, in MB), with cgroups. */
+  sandboxMemoryMB?: number;
+  sandboxProcesses?: number;
 }
 
 const MB = 1024 * 1024;
 /** Interpreters kept warm for /run_jupyter and new sessions; each idle one holds a Python process. */
 const WARM_INTERPRETERS = 2;
+/** Each sandbox's `cpu.shares` among its siblings: all equal, so running runs share the CPU fairly. */
+const SANDBOX_CPU_SHARES = 1024;
 
 /**
  * Runs code the way SandboxFusion does, in bubblewrap sandboxes on this machine: `runCode` and `runJupyter`
- * answer in SandboxFusion's exact shapes, and `sessions` keeps stateful interpreters. At most `concurrency`
- * executions run at once; the rest wait in FIFO order, up to `queueLimit`.
+ * answer in SandboxFusion's exact shapes, and `sessions` keeps stateful interpreters. Executions are admitted by
+ * what the running ones really use of the memory and process budget (see {@link RunBudget}), up to
+ * `concurrency` at once, and share the CPU fairly (one `cpu.shares` each); the rest wait in FIFO order, up to
+ * `queueLimit` of them and `queueTimeoutMs` each.
  *
  * @example
  * const executor = await createExecutor({ concurrency: 4 });
@@ -83,7 +91,20 @@ export class Executor {
     this.options = options;
     this.#launcher = launcher;
     this.#languages = new LanguageStatuses(launcher);
-    this.#gate = new FifoGate(options.concurrency, options.queueLimit);
+    const budget = new RunBudget(
+      {
+        memoryBytes: options.memoryBudgetMB * MB,
+        runMemoryBytes: options.runMemoryMB * MB,
+        headroomBytes: options.memoryHeadroomMB * MB,
+        processes: options.processBudget,
+        runProcesses: options.runProcesses,
+      },
+      () => launcher.usage(),
+    );
+    this.#gate = new FifoGate(options.concurrency, options.queueLimit, {
+      budget,
+      queueTimeoutMs: options.queueTimeoutMs,
+    });
     const onError = (error: unknown) => options.warn(`sandbox: ${(error as Error).message}`);
     const fileSizeBytes = options.diskLimitMB * MB;
     const maxProcesses = sandboxProcessLimit(options.isolation, options.maxProcesses);
@@ -111,7 +132,7 @@ export class Executor {
               diskBytes: fileSizeBytes,
               maxProcesses,
             },
-            options.concurrency,
+            options.pythonZygotes,
             onError,
           )
         : undefined;
@@ -133,6 +154,13 @@ export class Executor {
       diskBytes: resolved.diskLimitMB * MB,
       memoryCapBytes: resolved.memoryCapMB * MB,
       maxProcesses: resolved.maxProcesses,
+      budget: {
+        memoryBytes: resolved.memoryBudgetMB * MB,
+        processes: resolved.processBudget,
+        cpuShares: resolved.cpuShares,
+      },
+      cpuShares: SANDBOX_CPU_SHARES,
+      cpuCores: resolved.runCpuCores,
       sandboxUidBase: resolved.sandboxUidBase,
       sandboxUidBlock: resolved.sandboxUidBlock,
       sandboxUidLeaseDir: resolved.sandboxUidLeaseDir,
@@ -214,6 +242,7 @@ export class Executor {
       idleZygotes: this.#zygotes?.idle ?? 0,
       forkedRuns: this.#zygotes?.lent ?? 0,
       sessions: this.sessions.size,
+      ...budgetUsage(this.#launcher),
     };
   }
 
@@ -259,6 +288,13 @@ export class Executor {
  */
 export function createExecutor(options: ExecutorOptions = {}): Promise<Executor> {
   return Executor.create(options);
+}
+
+function budgetUsage(launcher: SandboxLauncher): Pick<ExecutorStats, 'sandboxMemoryMB' | 'sandboxProcesses'> {
+  const usage = launcher.usage();
+  return usage === undefined
+    ? {}
+    : { sandboxMemoryMB: Math.round(usage.memoryBytes / MB), sandboxProcesses: usage.processes };
 }
 
 function sandboxError(message: string): RunJupyterResponse {

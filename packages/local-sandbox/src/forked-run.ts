@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunCodeRequest } from '@fusebox/sandbox-client/protocol';
 import type { CodeRunOutcome } from './code-runner';
@@ -7,6 +8,7 @@ import { type Step, elapsed, stepResult } from './run-job';
 import { runStatus } from './run-status';
 import { RunStdio } from './run-stdio';
 import type { PythonZygotes, Zygote } from './python-zygotes';
+import { RUN_OOM_SCORE_ADJ } from './sandbox-launcher';
 import { writeFiles, writeWorkdirFile } from './workdir-files';
 
 /** A zygote that has not forked the run after this long is stuck: it is killed and the run goes cold. */
@@ -151,14 +153,18 @@ async function forkRun(
 }
 
 /**
- * Moves the run's init into the run's cgroup, and returns its host pid; undefined when the zygote has not
- * exactly one child (it died), or the init died meanwhile.
+ * Moves the run's init into the run's cgroup, and makes it (and all it forks) the OOM killer's first choice over
+ * its zygote; returns its host pid, or undefined when the zygote has not exactly one child (it died), or the init
+ * died meanwhile.
  */
 async function joinCgroup(zygote: Zygote): Promise<number | undefined> {
   const [init, ...others] = childrenOf(zygote.pid);
   if (init === undefined || others.length > 0) return undefined;
   try {
     await zygote.cgroup?.join(init);
+    await writeFile(`/proc/${init}/oom_score_adj`, String(RUN_OOM_SCORE_ADJ)).catch(() => {
+      // Not ours to raise (a non-root API): the run keeps its zygote's score, and the budget's cgroup still holds.
+    });
     return init;
   } catch {
     return undefined;

@@ -18,7 +18,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CappedOutput } from './capped-output';
-import { CgroupParent, type SandboxCgroup } from './cgroups';
+import { type CgroupBudget, CgroupParent, type CgroupUsage, type SandboxCgroup } from './cgroups';
 import { IsolationUnavailableError } from './errors/isolation-unavailable-error';
 import { SandboxFailureError } from './errors/sandbox-failure-error';
 import { kernelInterfaceArgs } from './kernel-interfaces';
@@ -44,6 +44,11 @@ export interface LauncherOptions {
   memoryCapBytes: number;
   /** Processes and threads of the sandbox together (cgroup; the sandbox's commands set `RLIMIT_NPROC` too). */
   maxProcesses: number;
+  /** What all the sandboxes may use together (their parent cgroup). */
+  budget: CgroupBudget;
+  /** Each sandbox's CPU weight against the others (`cpu.shares`), and the cores it may use at most (0: all). */
+  cpuShares: number;
+  cpuCores: number;
   /** Bytes kept per output stream. */
   outputLimitBytes: number;
   /**
@@ -63,6 +68,11 @@ export interface LauncherOptions {
 
 /** The uid and gid sandboxed code sees itself as (nobody); outside, it is an unprivileged host uid. */
 const SANDBOX_ID = '65534';
+/**
+ * `oom_score_adj` of a sandbox that runs code: when the sandboxes together reach their memory budget, the kernel
+ * kills in a run, never in a zygote (which stays at the API's own score) or anything else.
+ */
+export const RUN_OOM_SCORE_ADJ = 1000;
 /** A sandbox that is not up after this long is broken (or the machine is drowning). */
 const START_TIMEOUT_MS = 30_000;
 /** The CPU niceness of sandboxes started ahead of need: they yield to code that is running. */
@@ -152,7 +162,9 @@ export class SandboxLauncher {
    */
   static async create(options: LauncherOptions): Promise<SandboxLauncher> {
     const cgroups =
-      options.isolation === 'bwrap' || process.getuid?.() === 0 ? CgroupParent.open() : 'not root';
+      options.isolation === 'bwrap' || process.getuid?.() === 0
+        ? CgroupParent.open(options.budget)
+        : 'not root';
     if (typeof cgroups === 'string') {
       options.warn(
         `per-sandbox cgroups are unavailable (${cgroups}): FUSEBOX_EXECUTOR_MEMORY_CAP_MB does not hold. A run's memory is bounded only per process (RLIMIT_AS = memory_limit_MB, none at -1) and not at all for what its processes make the kernel hold (inodes, socket buffers); processes are capped by RLIMIT_NPROC`,
@@ -320,10 +332,7 @@ export class SandboxLauncher {
     const bwrap = this.options.isolation === 'bwrap';
     if (!this.#spawner.alive) this.#spawner = new Spawner();
     const uid = await this.#identities?.acquire();
-    const cgroup = this.#cgroups?.create({
-      maxProcesses: this.options.maxProcesses,
-      memoryBytes: this.options.memoryCapBytes,
-    });
+    const cgroup = this.#cgroups?.create(this.#cgroupLimits());
     const releaseIdentity = () => {
       if (uid !== undefined) this.#identities?.release(uid);
     };
@@ -363,6 +372,7 @@ export class SandboxLauncher {
           ? { cgroups: { dirs: cgroup.directories, home: this.#cgroups.directories } }
           : {}),
         nice: background ? BACKGROUND_NICENESS : 0,
+        ...(zygote ? {} : { oomScoreAdj: RUN_OOM_SCORE_ADJ }),
       });
     } catch (error) {
       for (const path of Object.values(fifos)) rmSync(path, { force: true });
@@ -465,10 +475,21 @@ export class SandboxLauncher {
    * zygote's; undefined without cgroups.
    */
   runCgroup(): SandboxCgroup | undefined {
-    return this.#cgroups?.create({
+    return this.#cgroups?.create(this.#cgroupLimits());
+  }
+
+  /** What every sandbox uses together now; undefined without cgroups. */
+  usage(): CgroupUsage | undefined {
+    return this.#cgroups?.usage();
+  }
+
+  #cgroupLimits() {
+    return {
       maxProcesses: this.options.maxProcesses,
       memoryBytes: this.options.memoryCapBytes,
-    });
+      cpuShares: this.options.cpuShares,
+      cpuCores: this.options.cpuCores,
+    };
   }
 
   /** Removes what the launcher created; every sandbox must be disposed of first. */

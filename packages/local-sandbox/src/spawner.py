@@ -24,7 +24,7 @@
 # stdin, one JSON object per line:
 #   {"op": "spawn", "id": n, "argv": [...], "env": {...}, "nice": n, "fifos": {"1": path, ...},
 #    "opens": {"7": path, ...}, "cgroups": [dir, ...], "home_cgroups": [dir, ...],
-#    "tmpfs": {"path": dir, "bytes": n, "uid": n} (optional)}
+#    "tmpfs": {"path": dir, "bytes": n, "uid": n} (optional), "oom_score_adj": n (optional)}
 #   {"op": "kill", "id": n}
 #   {"op": "unmount", "path": dir}: the sandbox holds its tmpfs now (or is gone)
 # stdout, one JSON object per line:
@@ -76,10 +76,13 @@ def spawn(request):
             mount_tmpfs(**request['tmpfs'])
         with lock:
             join_cgroups(request.get('cgroups', []))
+            # Inherited by the child from the first instruction, like the cgroup; the spawner goes back to its own.
+            own_score = set_oom_score_adj(request.get('oom_score_adj'))
             try:
                 pid = os.posix_spawnp(request['argv'][0], request['argv'], request['env'], file_actions=actions,
                                       setsid=True)
             finally:
+                set_oom_score_adj(own_score)
                 join_cgroups(request.get('home_cgroups', []))
             children[pid] = request['id']
             alive[request['id']] = pid
@@ -119,6 +122,21 @@ def unmount(request):
         os.rmdir(path)
     except OSError:
         pass
+
+
+def set_oom_score_adj(score):
+    """Sets this process's oom_score_adj, if `score` is not None; gives the one it had. Lowering it back needs
+    root (CAP_SYS_RESOURCE): without, the spawner keeps the higher score, which only makes it an earlier victim."""
+    if score is None:
+        return None
+    try:
+        with open('/proc/self/oom_score_adj', 'r+') as adj:
+            previous = int(adj.read())
+            adj.seek(0)
+            adj.write(str(score))
+        return previous
+    except OSError:
+        return None
 
 
 def join_cgroups(dirs):

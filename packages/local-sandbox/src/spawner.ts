@@ -26,6 +26,8 @@ export interface SpawnRequest {
   tmpfs?: { path: string; bytes: number; uid: number };
   /** The cgroup directories the process is started in (one per controller), and where the spawner returns. */
   cgroups?: { dirs: readonly string[]; home: readonly string[] };
+  /** `oom_score_adj` the process starts with (inherited by all it forks); the spawner's own otherwise. */
+  oomScoreAdj?: number;
 }
 
 /** A process the spawner started: its pid, and how it ended once it has. */
@@ -103,6 +105,7 @@ export class Spawner {
       cgroups: request.cgroups?.dirs ?? [],
       home_cgroups: request.cgroups?.home ?? [],
       ...(request.tmpfs ? { tmpfs: request.tmpfs } : {}),
+      ...(request.oomScoreAdj === undefined ? {} : { oom_score_adj: request.oomScoreAdj }),
     });
     return started.then((pid) => ({ pid, exited, kill: () => this.#send({ op: 'kill', id }) }));
   }

@@ -1,7 +1,8 @@
 import { LocalSandboxError } from './local-sandbox-error';
 
 /**
- * Every execution slot is busy and the wait queue is at its bound. HTTP hosts answer 429 with
+ * The executor is saturated: the wait queue is at its bound, or an execution waited its longest for room to run
+ * (the message says which, how long, and what is short). HTTP hosts answer 429 with
  * `Retry-After: retryAfterSeconds`.
  *
  * @example
@@ -10,11 +11,8 @@ import { LocalSandboxError } from './local-sandbox-error';
 export class QueueFullError extends LocalSandboxError {
   readonly retryAfterSeconds: number;
 
-  constructor(queueLimit: number, retryAfterSeconds: number) {
-    super(
-      'FUSEBOX_LOCAL_SANDBOX_QUEUE_FULL',
-      `the executor is saturated: every slot is busy and ${queueLimit} executions are already waiting`,
-    );
+  constructor(message: string, retryAfterSeconds: number) {
+    super('FUSEBOX_LOCAL_SANDBOX_QUEUE_FULL', message);
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }
