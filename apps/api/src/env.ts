@@ -50,7 +50,8 @@ export const envSchema = z.object({
   DASHBOARD_PORT: port(3000),
   SANDBOX_FUSION_URL: z.url({ error: 'expected an http(s) URL' }).optional(),
   FUSEBOX_API_TOKEN: z.string().min(1, 'must not be empty when set').optional(),
-  FUSEBOX_MAX_CONCURRENCY: positiveInt(10),
+  /** Executions at once in every API process on the database together (the global limiter), over the budget. */
+  FUSEBOX_MAX_CONCURRENCY: positiveInt(64),
   /** The limiter key every execution takes a permit of; API processes sharing a database and key share the limit. */
   FUSEBOX_LIMITER_KEY: z.string().min(1, 'must not be empty when set').default('run_code'),
   /** Longest an execution waits for a global permit before the API answers 429 (fractions allowed). */
@@ -61,7 +62,8 @@ export const envSchema = z.object({
     .default(60),
   FUSEBOX_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   FUSEBOX_LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
-  FUSEBOX_EXECUTOR_CONCURRENCY: positiveInt(availableParallelism()),
+  /** The most executions this executor runs at once: a ceiling; the memory and process budget admits them. */
+  FUSEBOX_EXECUTOR_CONCURRENCY: positiveInt(256),
   FUSEBOX_EXECUTOR_QUEUE_LIMIT: positiveInt(1024),
   FUSEBOX_EXECUTOR_ISOLATION: z
     .enum(['bwrap', 'none'], { error: "expected 'bwrap' or 'none'" })
@@ -70,6 +72,39 @@ export const envSchema = z.object({
   FUSEBOX_EXECUTOR_MEMORY_CAP_MB: positiveInt(2048),
   FUSEBOX_EXECUTOR_DISK_LIMIT_MB: positiveInt(512),
   FUSEBOX_EXECUTOR_MAX_PROCESSES: positiveInt(512),
+  /** Longest an execution waits in the executor for room to run before a 429 that says the wait (0: no bound). */
+  FUSEBOX_EXECUTOR_QUEUE_TIMEOUT_S: z.coerce
+    .number({ error: 'expected a number of seconds of at least 0' })
+    .min(0, 'expected a number of seconds of at least 0')
+    .max(MAX_TIMER_S, `expected at most ${MAX_TIMER_S} seconds (about 24 days)`)
+    .default(60),
+  /** Memory of all sandboxes together (their parent cgroup's limit); unset: the machine's less the headroom. */
+  FUSEBOX_EXECUTOR_MEMORY_BUDGET_MB: z.coerce
+    .number({ error: 'expected a positive integer' })
+    .int('expected a positive integer')
+    .positive('expected a positive integer')
+    .optional(),
+  /** What one running execution counts for at least against the memory budget (what a sleeping run holds). */
+  FUSEBOX_EXECUTOR_RUN_MEMORY_MB: positiveInt(64),
+  /** The host's MemAvailable that must stay free once one more execution is admitted. */
+  FUSEBOX_EXECUTOR_MEMORY_HEADROOM_MB: positiveInt(2048),
+  /** Processes and threads of all sandboxes together (their parent cgroup's limit). */
+  FUSEBOX_EXECUTOR_PROCESS_BUDGET: positiveInt(8192),
+  /** What one running execution counts for at least against the process budget. */
+  FUSEBOX_EXECUTOR_RUN_PROCESSES: positiveInt(16),
+  /** The CPU weight (cgroup v1 cpu.shares) of all sandboxes together against one host process, the API's. */
+  FUSEBOX_EXECUTOR_CPU_SHARES: z.coerce
+    .number({ error: 'expected an integer from 2 to 262144' })
+    .int('expected an integer from 2 to 262144')
+    .min(2, 'expected an integer from 2 to 262144')
+    .max(262_144, 'expected an integer from 2 to 262144')
+    .default(1024),
+  /** The cores one run may use at most (fractions allowed); 0: no bound beyond its fair share. */
+  FUSEBOX_EXECUTOR_RUN_CPU_CORES: z.coerce
+    .number({ error: 'expected a number of cores of at least 0' })
+    .min(0, 'expected a number of cores of at least 0')
+    .max(1024, 'expected at most 1024 cores')
+    .default(0),
   /** When Fusebox runs as root: the first of the unprivileged host uids sandboxes run as, one per sandbox. */
   FUSEBOX_SANDBOX_UID_BASE: positiveInt(DEFAULT_SANDBOX_UID_BASE),
   /**
@@ -91,6 +126,8 @@ export const envSchema = z.object({
       /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*(,[A-Za-z_]\w*(\.[A-Za-z_]\w*)*)*$/,
       'expected Python module names separated by commas',
     )
+  /** Zygotes kept, each serving one run at a time (a run finding none idle goes cold): twice the cores. */
+  FUSEBOX_PYTHON_ZYGOTES: positiveInt(2 * availableParallelism()),
     .transform((names) => names.split(','))
     .optional(),
   /** Runs one zygote forks, and seconds it lives, before it is replaced (new address-space layout, hash seed). */

@@ -11,6 +11,16 @@ export async function createServerExecutor(env: Env): Promise<Executor> {
     return await createExecutor({
       concurrency: env.FUSEBOX_EXECUTOR_CONCURRENCY,
       queueLimit: env.FUSEBOX_EXECUTOR_QUEUE_LIMIT,
+      queueTimeoutMs: Math.round(env.FUSEBOX_EXECUTOR_QUEUE_TIMEOUT_S * 1000),
+      ...(env.FUSEBOX_EXECUTOR_MEMORY_BUDGET_MB === undefined
+        ? {}
+        : { memoryBudgetMB: env.FUSEBOX_EXECUTOR_MEMORY_BUDGET_MB }),
+      runMemoryMB: env.FUSEBOX_EXECUTOR_RUN_MEMORY_MB,
+      memoryHeadroomMB: env.FUSEBOX_EXECUTOR_MEMORY_HEADROOM_MB,
+      processBudget: env.FUSEBOX_EXECUTOR_PROCESS_BUDGET,
+      runProcesses: env.FUSEBOX_EXECUTOR_RUN_PROCESSES,
+      cpuShares: env.FUSEBOX_EXECUTOR_CPU_SHARES,
+      runCpuCores: env.FUSEBOX_EXECUTOR_RUN_CPU_CORES,
       isolation: env.FUSEBOX_EXECUTOR_ISOLATION,
       outputLimitBytes: env.FUSEBOX_EXECUTOR_OUTPUT_LIMIT_BYTES,
       memoryCapMB: env.FUSEBOX_EXECUTOR_MEMORY_CAP_MB,
@@ -21,6 +31,7 @@ export async function createServerExecutor(env: Env): Promise<Executor> {
       maxSessions: env.FUSEBOX_SESSION_MAX,
       sessionIdleTimeoutMs: env.FUSEBOX_SESSION_IDLE_TIMEOUT_S * 1000,
       pythonZygote: env.FUSEBOX_PYTHON_ZYGOTE === 'on',
+      pythonZygotes: Math.min(env.FUSEBOX_PYTHON_ZYGOTES, env.FUSEBOX_EXECUTOR_CONCURRENCY),
       ...(env.FUSEBOX_PYTHON_ZYGOTE_MODULES
         ? { pythonZygoteModules: env.FUSEBOX_PYTHON_ZYGOTE_MODULES }
         : {}),

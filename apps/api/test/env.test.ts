@@ -11,9 +11,26 @@ describe('readEnv', () => {
       HOST: '127.0.0.1',
       PORT: 8080,
       DASHBOARD_PORT: 3000,
-      FUSEBOX_MAX_CONCURRENCY: 10,
+      FUSEBOX_MAX_CONCURRENCY: 64,
       FUSEBOX_LOG_LEVEL: 'info',
     });
+  });
+
+  it('admits executions by budget by default, not by cores, and names a bad budget setting', () => {
+    expect(readEnv({})).toMatchObject({
+      FUSEBOX_EXECUTOR_CONCURRENCY: 256,
+      FUSEBOX_EXECUTOR_QUEUE_TIMEOUT_S: 60,
+      FUSEBOX_EXECUTOR_RUN_MEMORY_MB: 64,
+      FUSEBOX_EXECUTOR_PROCESS_BUDGET: 8192,
+      FUSEBOX_EXECUTOR_CPU_SHARES: 1024,
+      FUSEBOX_EXECUTOR_RUN_CPU_CORES: 0,
+    });
+    expect(readEnv({}).FUSEBOX_EXECUTOR_MEMORY_BUDGET_MB).toBeUndefined();
+    expect(readEnv({ FUSEBOX_EXECUTOR_RUN_CPU_CORES: '0.5' }).FUSEBOX_EXECUTOR_RUN_CPU_CORES).toBe(0.5);
+    expect(() => readEnv({ FUSEBOX_EXECUTOR_CPU_SHARES: '1' })).toThrow(/FUSEBOX_EXECUTOR_CPU_SHARES="1"/);
+    expect(() => readEnv({ FUSEBOX_EXECUTOR_MEMORY_BUDGET_MB: 'lots' })).toThrow(
+      /FUSEBOX_EXECUTOR_MEMORY_BUDGET_MB="lots"/,
+    );
   });
 
   it('reads the Python zygote settings, on by default, and names a bad one', () => {

@@ -1,38 +1,35 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { PrismaClient } from '@fusebox/db/client';
 import { createPostgresTestDatabase, type PostgresTestDatabase } from '@fusebox/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from './serve-process';
 
 // Every request that passed validation is in the execution table before its answer leaves: answered, refused
-// (429), abandoned by its client, and when the database cannot take the row the client gets 503, never a 200
-// that left no trace. Postgres only: a trigger stands in for a database that refuses one row.
+// (429 from the global limit or from a full executor, 422 before running), abandoned by its client (running or
+// still waiting), and when the database cannot take the row the client gets 503, never a 200 that left no trace.
+// Postgres only: a trigger stands in for a database that refuses one row.
 
 /** Code containing this cannot be recorded: the trigger below refuses its row. */
 const UNRECORDABLE = '#unrecordable';
 
-describe('execution recording', () => {
-  let database: PostgresTestDatabase;
-  let server: RunningServer;
-  let reader: PrismaClient;
-
+/**
+ * A `fusebox serve` with `env` on a Postgres database of its own (given to `prepare` first), started before the
+ * tests of the describe block and stopped after them; and how to post to it and read its execution rows.
+ */
+function useRecordingServer(
+  env: Record<string, string>,
+  prepare?: (database: PostgresTestDatabase) => Promise<void>,
+) {
+  let database: PostgresTestDatabase | undefined;
+  let server: RunningServer | undefined;
+  let reader: PrismaClient | undefined;
   beforeAll(async () => {
     database = await createPostgresTestDatabase();
-    const sql = await database.connectSql();
-    await sql.exec(`
-      CREATE FUNCTION refuse_marked_rows() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF NEW.code LIKE '%${UNRECORDABLE}%' THEN RAISE EXCEPTION 'this row is refused by the test'; END IF;
-        RETURN NEW;
-      END $$;
-      CREATE TRIGGER refuse_marked_rows BEFORE INSERT ON execution FOR EACH ROW EXECUTE FUNCTION refuse_marked_rows();
-    `);
-    await sql.close();
-    server = await startServer({
-      ...database.env,
-      FUSEBOX_EXECUTOR_ISOLATION: 'none',
-      FUSEBOX_MAX_CONCURRENCY: '1',
-      FUSEBOX_LIMITER_TIMEOUT_S: '0.3',
-    });
+    await prepare?.(database);
+    server = await startServer({ ...database.env, FUSEBOX_EXECUTOR_ISOLATION: 'none', ...env });
     reader = database.reader();
   }, 120_000);
   afterAll(async () => {
@@ -40,16 +37,39 @@ describe('execution recording', () => {
     await server?.stop();
     await database?.drop();
   });
-
-  const runCode = (code: string, signal?: AbortSignal) =>
-    fetch(`${server.url}/run_code`, {
+  const post = (path: string, body: unknown, signal?: AbortSignal) =>
+    fetch(`${server!.url}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ code, language: 'python' }),
+      body: JSON.stringify(body),
       ...(signal ? { signal } : {}),
     });
   const rowsOf = (code: string) =>
-    reader.execution.findMany({ where: { code }, select: { status: true, message: true, stdout: true } });
+    reader!.execution.findMany({
+      where: { code },
+      select: { status: true, message: true, stdout: true, acquiredAt: true },
+    });
+  return { post, rowsOf };
+}
+
+describe('execution recording', () => {
+  const { post, rowsOf } = useRecordingServer(
+    { FUSEBOX_MAX_CONCURRENCY: '1', FUSEBOX_LIMITER_TIMEOUT_S: '0.3' },
+    async (database) => {
+      const sql = await database.connectSql();
+      await sql.exec(`
+        CREATE FUNCTION refuse_marked_rows() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.code LIKE '%${UNRECORDABLE}%' THEN RAISE EXCEPTION 'this row is refused by the test'; END IF;
+          RETURN NEW;
+        END $$;
+        CREATE TRIGGER refuse_marked_rows BEFORE INSERT ON execution FOR EACH ROW EXECUTE FUNCTION refuse_marked_rows();
+      `);
+      await sql.close();
+    },
+  );
+  const runCode = (code: string, signal?: AbortSignal) =>
+    post('/run_code', { code, language: 'python' }, signal);
 
   it('has the row committed by the time the answer arrives', async () => {
     const codes = Array.from({ length: 5 }, (_, index) => `print(${index})`);
@@ -99,5 +119,71 @@ describe('execution recording', () => {
       expect(await rowsOf(neighbours[index]!)).toHaveLength(1);
     }
     expect(await rowsOf(refusedRow)).toEqual([]);
+  });
+});
+
+describe('execution recording when the executor is full', () => {
+  // One execution at a time in the executor, under a global limit that lets more through: what a machine whose
+  // memory and process budget is used up looks like to clients. Each waits 1.5 s at most for room to run.
+  const { post, rowsOf } = useRecordingServer({
+    FUSEBOX_MAX_CONCURRENCY: '8',
+    FUSEBOX_EXECUTOR_CONCURRENCY: '1',
+    FUSEBOX_EXECUTOR_QUEUE_TIMEOUT_S: '1.5',
+  });
+  /**
+   * Starts an execution that sleeps `seconds`, and resolves once it holds the executor's one slot (it says so in
+   * a file), with its answer to come (wrapped: a promise resolved with a promise would wait for it).
+   */
+  const busyFor = async (seconds: number): Promise<{ answer: Promise<Response> }> => {
+    const marker = join(tmpdir(), `fusebox-busy-${process.pid}-${randomUUID()}`);
+    const code = `open(${JSON.stringify(marker)}, "w").close()\nimport time\ntime.sleep(${seconds})`;
+    const answer = post('/run_code', { code, language: 'python' });
+    await expect.poll(() => existsSync(marker), { timeout: 30_000 }).toBe(true);
+    rmSync(marker);
+    return { answer };
+  };
+
+  it('answers a run that found no room in time 429 with Retry-After, saying how long it waited, and records it', async () => {
+    const { answer: busy } = await busyFor(3);
+    const code = 'print("waited too long")';
+    const refused = await post('/run_code', { code, language: 'python' });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    const { detail } = (await refused.json()) as { detail: string };
+    expect(detail).toMatch(/waited \d+\.\d s for room to run \(all 1 slots are busy\); nothing ran/);
+    expect(await rowsOf(code)).toEqual([
+      expect.objectContaining({ status: 'Refused', message: `429 ${detail}`, acquiredAt: null }),
+    ]);
+    expect((await busy).status).toBe(200);
+  });
+
+  it('records a run whose client gave up while it waited for room, before it ever ran', async () => {
+    const { answer: busy } = await busyFor(2);
+    const code = 'print("nobody waits for me")';
+    const controller = new AbortController();
+    const request = post('/run_code', { code, language: 'python' }, controller.signal).catch(
+      (error: unknown) => error,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    controller.abort();
+    await request;
+    await expect
+      .poll(() => rowsOf(code), { timeout: 10_000 })
+      .toEqual([expect.objectContaining({ status: 'Abandoned', acquiredAt: null })]);
+    expect((await busy).status).toBe(200);
+  });
+
+  it('records a run refused before running for a path outside its working directory', async () => {
+    const code = 'print("never runs") # unsafe path';
+    const answer = await post('/run_code', { code, language: 'python', files: { '../escape.txt': 'aGk=' } });
+    const rows = await rowsOf(code);
+    expect(rows).toHaveLength(1);
+    // Whichever way it is answered (422, or SandboxError in a 200), the table holds it, and nothing ran.
+    if (answer.status === 200) expect(rows[0]!.status).toBe('SandboxError');
+    else
+      expect(rows[0]).toMatchObject({
+        status: 'Refused',
+        message: expect.stringMatching(/^422 /) as unknown,
+      });
   });
 });
