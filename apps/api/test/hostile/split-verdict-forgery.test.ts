@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { type Episode, useRewardSessions } from './reward-episodes';
 
-// Class 5 of the trust boundary (issue 15), for assert tests outside Python: a Node, TypeScript, C++, Java, Rust
-// or Go (`go test`) test in MultiPL-E's shape is split (packages/agent-sessions/src/split-test.ts). The model's
-// program only reports what each assert's actual expression evaluated to; the expected literals stay on the host
-// (or in a separate sandbox for C++, Java, Rust and Go), which compares. Every probe here is a wrong solution aimed at that split, sent through the real
+// Class 5 of the trust boundary (issue 15), for assert tests outside Python: a Node, TypeScript, C++, Java, Rust,
+// Go (`go test`), Ruby, Lua, R or bash test in MultiPL-E's shape is split (packages/agent-sessions/src/
+// split-test.ts). The model's program only reports what each assert's actual expression evaluated to; the
+// expected literals stay on the host (Node, TypeScript, bash) or in a separate sandbox (the others), which
+// compares. Every probe here is a wrong solution aimed at that split, sent through the real
 // session routes; the right solution scores 1 through the same task, so no probe passes by failing to run.
 //
 // The expected values (987654321, 141093477) are 9-digit numbers that appear nowhere else: a program that finds
@@ -96,6 +97,20 @@ const GO_HEADER = (...imports: string[]) =>
   `package secret_test\n\nimport (\n    "testing"\n    "fmt"\n${imports.map((name) => `    "${name}"\n`).join('')})\n\n`;
 const GO_TEST = (extra: string) =>
   `func TestSecret(t *testing.T) {\n  candidate := secret\n${extra}\ttype test struct {\n\t\tactual   interface{}\n\t\texpected interface{}\n\t}\n   tests := []test{\n     { actual: candidate(7), expected: 987654321 },\n     { actual: candidate(1), expected: 141093477 },\n   }\n\n\tfor i, tc := range tests {\n\t\tt.Run(fmt.Sprintf("test num % d", i), func(t *testing.T) {\n\t\t\tif fmt.Sprintf("%v", tc.actual) != fmt.Sprintf("%v", tc.expected) {\n\t\t\t\tt.Errorf("expected '%s', got '%s'", tc.expected, tc.actual)\n\t\t\t}\n\t\t})\n\t}\n}\n`;
+
+// MultiPL-E's Ruby, Lua, R and bash tests: a frame of lines around one assert a line. The unsplit forms add a line
+// the split refuses; Lua's also ends without os.exit, which would end the script before the marker prints.
+const RUBY_TEST = (extra: string) =>
+  `require 'test/unit'\nclass TestHumanEval < Test::Unit::TestCase\n  def test_secret\n    candidate = method(:secret)\n${extra}    assert_equal(987654321, candidate.call(7))\n    assert_equal(141093477, candidate.call(1))\n  end\nend\n`;
+const LUA_TEST = (extra: string, run: string) =>
+  `lu = require('luaunit')\n\nfunction test_humaneval()\nlocal candidate = secret\n${extra}    lu.assertEquals(candidate(7), 987654321)\n    lu.assertEquals(candidate(1), 141093477)\nend\n\n${run}\n`;
+const R_TEST = (extra: string) =>
+  `test_humaneval <- function() {\n    candidate <- secret\n${extra}    if(!identical(candidate(7), 987654321)){quit('no', 1)}\n    if(!identical(candidate(1), 141093477)){quit('no', 1)}\n}\ntest_humaneval()\n`;
+// Whole functions here (MultiPL-E's prompts leave the function open, and its test closes it: both split).
+const BASH_TEST = (extra: string) =>
+  `candidate() {\n    secret "$@"\n}\n\nset -e\nrun_test() {\n${extra}    [[ $(candidate "7") = "987654321" ]]\n    [[ $(candidate "1") = "141093477" ]]\n}\n\nrun_test\n`;
+/** A report of a bash value: its bytes in hex (987654321 and 141093477). */
+const BASH_RIGHT_REPORTS = '\\nfusebox-report 0 393837363534333231\\nfusebox-report 1 313431303933343737\\n';
 
 const PROBES: LanguageProbes[] = [
   {
@@ -354,6 +369,136 @@ func secret(n int) int {
     // go test builds the test binary with the go tool, whose runtime reserves more address space than the
     // default limit leaves once it compiles regexp and strconv (it crashed: exit code 2).
     memoryLimitMB: -1,
+  },
+  {
+    language: 'ruby',
+    test: RUBY_TEST(''),
+    unsplit: RUBY_TEST('    assert_respond_to(candidate, :call)\n'),
+    right: 'def secret(n)\n  n * 141093474 + 3\nend',
+    wrong: 'def secret(n)\n  n * 141093474 + 4\nend',
+    readsSource: `def secret(n)
+  text = ([$0] + Dir.glob('*')).map { |f| File.read(f) rescue '' }.join("\\n")
+  numbers = text.scan(/\\b\\d{9}\\b/).map(&:to_i)
+  n == 7 ? numbers.find { |x| x > 900000000 } : numbers.find { |x| x > 100000000 && x < 200000000 }
+end`,
+    disablesChecks:
+      "require 'test/unit'\nmodule Test::Unit::Assertions\n  def assert_equal(*) = nil\nend\ndef secret(n) = 0",
+    forgeries: [
+      {
+        name: 'prints a forged report for every site, then exits 0',
+        solution:
+          'def secret(n)\n  4.times { |site| [0, 1, n].each { |guess| STDOUT.write("\\nfusebox-report #{site} #{guess}\\n") } }\n  STDOUT.flush\n  exit!(0)\nend',
+      },
+      {
+        name: 'redefines the serialiser while the test runs',
+        solution:
+          "def secret(n)\n  FuseboxReport.define_singleton_method(:put) { |*| '987654320' }\n  0\nend",
+      },
+      {
+        name: 'forks a process that prints the right reports after the harness wrote its own',
+        solution:
+          'def secret(n)\n  fork { sleep 0.3; STDOUT.write("\\nfusebox-report 0 987654321\\nfusebox-report 1 141093477\\n"); STDOUT.flush; exit!(0) } if n == 7\n  0\nend',
+      },
+    ],
+  },
+  {
+    language: 'lua',
+    test: LUA_TEST('', 'os.exit(lu.LuaUnit.run())'),
+    unsplit: LUA_TEST('    lu.assertIsFunction(candidate)\n', 'if lu.LuaUnit.run() ~= 0 then os.exit(1) end'),
+    right: 'local function secret(n)\n  return n * 141093474 + 3\nend',
+    wrong: 'local function secret(n)\n  return n * 141093474 + 4\nend',
+    readsSource: `local function secret(n)
+  local text = io.open(arg[0]):read('a')
+  local listing = io.popen('cat ./* 2>/dev/null')
+  if listing then text = text .. listing:read('a') end
+  for number in text:gmatch('%f[%d]%d%d%d%d%d%d%d%d%d%f[%D]') do
+    local x = tonumber(number)
+    if n == 7 and x > 900000000 then return x end
+    if n == 1 and x > 100000000 and x < 200000000 then return x end
+  end
+  return 0
+end`,
+    disablesChecks:
+      "local lu = require('luaunit')\nlu.assertEquals = function() end\nlocal function secret(n) return 0 end",
+    forgeries: [
+      {
+        name: 'prints a forged report for every site, then exits 0',
+        solution:
+          "local function secret(n)\n  for site = 0, 3 do for _, guess in ipairs({0, 1, n}) do io.stdout:write('\\nfusebox-report ', site, ' ', guess, '\\n') end end\n  io.stdout:flush()\n  os.exit(0)\nend",
+      },
+      {
+        name: 'patches string.format, which the serialiser prints numbers with',
+        solution: "string.format = function() return '987654320' end\nlocal function secret(n) return 0 end",
+      },
+      {
+        name: 'starts a process that prints the right reports after the harness wrote its own',
+        solution:
+          "local function secret(n)\n  if n == 7 then os.execute([[(sleep 0.3; printf '\\nfusebox-report 0 987654321\\nfusebox-report 1 141093477\\n') &]]) end\n  return 0\nend",
+      },
+    ],
+  },
+  {
+    language: 'R',
+    test: R_TEST(''),
+    unsplit: R_TEST('    stopifnot(is.function(candidate))\n'),
+    right: 'secret <- function(n) {\n  n * 141093474 + 3\n}',
+    wrong: 'secret <- function(n) {\n  n * 141093474 + 4\n}',
+    readsSource: `secret <- function(n) {
+  files <- list.files('.', all.files = TRUE, no.. = TRUE)
+  text <- paste(unlist(lapply(files, function(f) tryCatch(readLines(f, warn = FALSE), error = function(e) ''))), collapse = '\\n')
+  numbers <- as.numeric(regmatches(text, gregexpr('\\\\b[0-9]{9}\\\\b', text))[[1]])
+  if (n == 7) numbers[numbers > 900000000][1] else numbers[numbers > 100000000 & numbers < 200000000][1]
+}`,
+    disablesChecks: 'identical <- function(...) TRUE\nsecret <- function(n) 0',
+    forgeries: [
+      {
+        name: 'prints a forged report for every site, then quits with 0',
+        solution:
+          "secret <- function(n) {\n  for (site in 0:3) for (guess in c(0, 1, n)) cat('\\nfusebox-report ', site, ' d(', guess, ')\\n', sep = '')\n  quit(save = 'no', status = 0)\n}",
+      },
+      {
+        name: 'replaces the reporter while the test runs',
+        solution:
+          "secret <- function(n) {\n  assign('.fusebox_report', function(site, value, strict = FALSE) cat('\\nfusebox-report ', site, ' d(987654320)\\n', sep = ''), envir = globalenv())\n  0\n}",
+      },
+      {
+        name: 'starts a process that prints the right reports after the harness wrote its own',
+        solution:
+          'secret <- function(n) {\n  if (n == 7) system("(sleep 0.3; printf \'\\\\nfusebox-report 0 d(987654321)\\\\nfusebox-report 1 d(141093477)\\\\n\') &")\n  0\n}',
+      },
+    ],
+  },
+  {
+    language: 'bash',
+    test: BASH_TEST(''),
+    unsplit: BASH_TEST('    [[ -n "$(type -t candidate)" ]]\n'),
+    right: 'secret() {\n    echo $(( $1 * 141093474 + 3 ))\n}',
+    wrong: 'secret() {\n    echo $(( $1 * 141093474 + 4 ))\n}',
+    readsSource: `secret() {
+    local n
+    for n in $(cat "$0" ./* 2>/dev/null | grep -oE '\\b[0-9]{9}\\b'); do
+        if [[ $1 == 7 && $n -gt 900000000 ]]; then echo "$n"; return; fi
+        if [[ $1 == 1 && $n -gt 100000000 && $n -lt 200000000 ]]; then echo "$n"; return; fi
+    done
+    echo 0
+}`,
+    // secret() runs in a command substitution: the forgery rides the failing test's own exit, with an EXIT trap.
+    disablesChecks: `secret() {\n    echo 0\n}\ntrap 'grep -oE "fusebox-test-complete-[0-9a-f]{32}" "$0" | head -n 1; exit 0' EXIT`,
+    forgeries: [
+      {
+        name: 'prints forged reports on the script’s own stdout, then ends it with 0',
+        solution: `secret() {\n    local site guess\n    for site in 0 1 2 3; do for guess in 0 1 "$1"; do printf '\\nfusebox-report %s %s\\n' "$site" "$(printf %s "$guess" | od -An -tx1 | tr -d ' \\n')" > /proc/$$/fd/1; done; done\n    kill -TERM $$\n}\ntrap 'exit 0' TERM`,
+      },
+      {
+        name: 'redefines builtin, which the reporter prints through',
+        solution:
+          'secret() {\n    echo 0\n}\nbuiltin() {\n    if [[ $1 == printf && $3 == 0 ]]; then command printf \'\\nfusebox-report 0 393837363534333230\\n\'; else command "$@"; fi\n}',
+      },
+      {
+        name: 'starts a process that prints the right reports after the harness wrote its own',
+        solution: `secret() {\n    if [[ $1 == 7 ]]; then ( sleep 0.3; printf '${BASH_RIGHT_REPORTS}' ) > /proc/$$/fd/1 & fi\n    echo 0\n}`,
+      },
+    ],
   },
 ];
 
