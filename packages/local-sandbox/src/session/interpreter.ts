@@ -117,6 +117,8 @@ export class Interpreter {
     try {
       // A fresh id per cell: the reply must carry it, so nothing written earlier (by this cell's code or an
       // earlier one's, which can reach the channel) can be taken for this cell's answer or shift later ones.
+      // What the reply says is still the cell's to shape, since the cell runs in the interpreter's process
+      // (README: "What an interpreter's reply can be made to say"); rewards never read it.
       const id = randomBytes(16).toString('hex');
       this.sandbox.control.write(`${JSON.stringify({ id, code })}\n`);
       let reply: KernelReply | undefined;

@@ -1,7 +1,10 @@
 # The interpreter of a stateful session: runs inside a sandbox, reads one JSON request per line on fd 3
 # ({"id", "code"}) and answers one JSON line per cell on fd 4, carrying the request's id. The cell's code runs in
 # this process, so it can write to fd 4 too: the host takes only a well-formed reply with the id it sent for
-# that cell and ignores every other line (see interpreter.ts), and rewards never depend on this channel.
+# that cell and ignores every other line (see interpreter.ts), so no line shifts a later cell's answer. The
+# cell can still make this process say what it likes about itself and every later cell (it can read the id,
+# and wrap or replace the functions below): that is a residual no secret closes, and rewards never depend on
+# this channel (packages/local-sandbox/README.md, "What an interpreter's reply can be made to say").
 #
 # Cells run in IPython (Debian's python3-ipython, in the python profile), as in a Jupyter kernel: magics, `!cmd`,
 # rich display data (text/html, text/markdown, image/png from matplotlib's inline backend). Tracebacks are
