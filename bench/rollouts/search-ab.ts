@@ -9,7 +9,14 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '@fusebox/db/database';
 import type { PrismaClient } from '@fusebox/db/client';
-import { type SearchQuery, parseSearchQuery, sampleConditions, searchSamples } from '@fusebox/rollouts';
+import {
+  type SearchQuery,
+  hasPhrase,
+  parseSampleQuery,
+  sampleConditions,
+  searchSamples,
+  shownText,
+} from '@fusebox/rollouts';
 import { writeResults } from '../write-results';
 
 const COMMAND = 'node --conditions=@fusebox/source --import tsx bench/rollouts/search-ab.ts';
@@ -83,18 +90,18 @@ async function main() {
     const loadBefore = loadavg()[0]!;
     const rows: string[] = [];
     for (const { q, filter, label } of SEARCHES) {
-      const query = parseSearchQuery(q);
+      const query = parseSampleQuery(q, { knownFields: new Set() })!;
       const current = () =>
         searchSamples(database.prisma, query, {
           runId: run.id,
           countCap: COUNT_CAP,
-          checkBudget: query.phrases.length > 0 ? PHRASE_CANDIDATES : FILTER_CANDIDATES,
+          checkBudget: hasPhrase(query) ? PHRASE_CANDIDATES : FILTER_CANDIDATES,
           prefixTerms: PREFIX_TERMS,
           ...(filter ? { where: sampleConditions({ fields: [], ...filter }) } : {}),
         });
       // The baseline has no filters: its answer to a filtered query is the unfiltered one, shown for contrast.
       const before = () =>
-        baseline(database.prisma, query, {
+        baseline(database.prisma, shownText(query), {
           runId: run.id,
           countCap: COUNT_CAP,
           phraseCandidates: PHRASE_CANDIDATES,

@@ -202,6 +202,29 @@ test('search applies the filter bar and keeps it on screen; a word finds the wor
   await expect(page.getByText(`${STEPS * SAMPLES_PER_STEP} matches for`)).toBeVisible();
 });
 
+test('one query box: fields, text and NOT in one query, completed as it is typed, saved in the URL', async ({
+  page,
+}) => {
+  await openBrowser(page, `/rollouts/${runId}/browse?step=1`);
+  const box = page.getByLabel('search all steps');
+  await box.fill('sco');
+  await expect(page.locator('#query-completions option').first()).toHaveAttribute('value', 'score>=');
+  // Of each step's six samples that compute, only line 1 scores at most 0.5 (0.1, 0.2, 0.3).
+  await box.fill('comput score<=0.5');
+  await box.press('Enter');
+  const results = page.getByRole('list', { name: 'search results' });
+  await expect(page.getByText('3 matches for')).toBeVisible();
+  await expect(results.locator('.score-chip')).toHaveText(['0.1', '0.2', '0.3']);
+  await expect(page).toHaveURL(/q=comput\+score%3C%3D0\.5/);
+  await box.fill('comput NOT score<=0.5');
+  await box.press('Enter');
+  await expect(page.getByText(`${STEPS * (SAMPLES_PER_STEP - 1)} matches for`)).toBeVisible();
+  await box.fill('comput OR (score<=0.5');
+  await box.press('Enter');
+  const refused = page.getByRole('region', { name: 'The query could not be read' });
+  await expect(refused).toContainText('a “(” is never closed at column 11');
+});
+
 test('a tool call shows the sandbox run behind it, failed ones red, linked to the execution', async ({
   page,
   request,

@@ -26,7 +26,15 @@ export {
 } from './sample-filter';
 export { SAMPLE_SORTS, type SampleSort } from './sample-sorts';
 export { type ResponseMetrics, responseMetrics } from './response-metrics';
-export { type SearchQuery, parseSearchQuery } from './search-query';
+export type { SearchQuery } from './search-query';
+export {
+  BUILTIN_FIELDS,
+  type SampleQuery,
+  SampleQueryError,
+  hasPhrase,
+  parseSampleQuery,
+  shownText,
+} from './sample-query';
 export {
   type SearchMatch,
   type SearchOptions,

@@ -1,5 +1,6 @@
 // What a browser needs to read a search and mark its matches by the server's rules: pure, no Node or database.
-export { type SearchQuery, parseSearchQuery } from './search-query';
+export type { SearchQuery } from './search-query';
+export { BUILTIN_FIELDS, SampleQueryError, parseSampleQuery, shownText } from './sample-query';
 export { type Range, type Segment, matchRanges, segments } from './match-ranges';
 export { SAMPLE_SORTS, type SampleSort } from './sample-sorts';
 export {

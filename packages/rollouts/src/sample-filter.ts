@@ -69,7 +69,7 @@ export type SampleFilter = z.infer<typeof sampleFilterSchema>;
  * A numeric view of an extra field: numbers as they are, booleans as 1 and 0 (`acc` is often a boolean), and
  * null for anything else, so a range never fails on a string.
  */
-function numericField(name: string): Prisma.Sql {
+export function numericField(name: string): Prisma.Sql {
   return Prisma.sql`(CASE jsonb_typeof("extras" -> ${name})
     WHEN 'number' THEN ("extras" ->> ${name})::double precision
     WHEN 'boolean' THEN CASE WHEN ("extras" ->> ${name})::boolean THEN 1 ELSE 0 END END)`;

@@ -1,6 +1,14 @@
 import type { PrismaClient } from '@fusebox/db/client';
 import { Prisma } from '@fusebox/db/prisma';
-import type { SearchQuery } from './search-query';
+import { numericField } from './sample-filter';
+import {
+  type BuiltinField,
+  type SampleQuery,
+  hasPhrase,
+  hasText,
+  requiredWords,
+  wordAtoms,
+} from './sample-query';
 
 /** A sample that matched, in the order results are listed: by step, then line. */
 export interface SearchMatch {
@@ -59,27 +67,32 @@ interface Posting {
 }
 
 /**
- * Finds, in step and line order, the first `countCap + 1` samples that contain a word starting with each query
- * word (through the `rollout_term` index), every phrase (verbatim, ignoring case), and meet `where`.
+ * Finds, in step and line order, the first `countCap + 1` samples that match a query of the query box
+ * (sample-query.ts) and meet `where`.
  *
- * The index holds, per word and step, the lines that contain it, in order. A query word is first widened to the
- * index words it begins (`nameerr` → `nameerror`); per step, the lines of those are merged, and intersecting the
- * query words' lists gives that step's matches already ordered. Steps are read in order until there are
- * enough. Phrases and `where` are then checked on the candidates in order, a chunk at a time, until enough match
- * or the budget is spent.
+ * The word index holds, per word and step, the lines that contain it, in order. A query word is first widened to
+ * the index words it begins (`nameerr` → `nameerror`). The words every match needs give the candidates: per step,
+ * the lines of the index words a query word stands for are merged, and intersecting the query words' lists gives
+ * that step's candidates already ordered. A query that needs no word (`NOT traceback`, `a OR "b c"` without a
+ * shared word) reads every sample instead. Candidates are then checked a chunk at a time, in order, until enough
+ * match or the budget is spent: the query's other words from the index, its phrases and fields in SQL. A query of
+ * fields alone is one SQL query.
  */
 export async function searchSamples(
   prisma: PrismaClient,
-  query: SearchQuery,
+  query: SampleQuery,
   options: SearchOptions,
 ): Promise<SearchResult> {
-  const { wordsOf, prefixesCut } = await widenPrefixes(prisma, query.terms, options);
-  const candidates = wordMatches(prisma, wordsOf, query.terms.length, options);
-  const conditions = [
-    ...(query.phrases.length > 0 ? [phraseCondition(query)] : []),
-    ...(options.where ? [options.where] : []),
-  ];
-  if (conditions.length === 0) {
+  if (!hasText(query)) return fieldMatches(prisma, query, options);
+  const atoms = wordAtoms(query);
+  const { wordsOf, prefixesCut } = await widenPrefixes(prisma, atoms, options);
+  const required = requiredWords(query);
+  const candidates =
+    required.length > 0
+      ? wordMatches(prisma, wordsOfRequired(wordsOf, atoms, required), required.length, options)
+      : everySample(prisma, options);
+  if (required.length === atoms.length && onlyWords(query) && options.where === undefined) {
+    // Every candidate has every word, and that is all the query asks.
     const matches: SearchMatch[] = [];
     for await (const match of candidates) {
       matches.push(match);
@@ -87,20 +100,32 @@ export async function searchSamples(
     }
     return { matches, budgetSpent: false, prefixesCut };
   }
-  const chunkSize = query.phrases.length > 0 ? PHRASE_CHUNK : WHERE_CHUNK;
+  const decidedByWords = onlyWords(query) && options.where === undefined;
+  const chunkSize = hasPhrase(query) ? PHRASE_CHUNK : WHERE_CHUNK;
   const matches: SearchMatch[] = [];
   let checked = 0;
   let chunk: SearchMatch[] = [];
   const check = async () => {
+    const masks = await wordMasks(prisma, wordsOf, atoms, required, chunk, options.runId);
+    const holding = (match: SearchMatch) => decide(query, atoms, masks.get(matchKey(match))!) !== false;
+    const possible = chunk.filter(holding);
+    chunk = [];
+    if (decidedByWords || possible.length === 0) {
+      matches.push(...possible);
+      return;
+    }
     const found = new Set(
       (
         await prisma.$queryRaw<SearchMatch[]>`
-          SELECT s."step", s."line" FROM "rollout_sample" s ${joinMatches(chunk)}
-          WHERE s."run_id" = ${options.runId}::uuid AND ${Prisma.join(conditions, ' AND ')}`
+          SELECT s."step", s."line" FROM "rollout_sample" s
+          JOIN unnest(${possible.map((match) => match.step)}::int[], ${possible.map((match) => match.line)}::int[],
+            ${possible.map((match) => masks.get(matchKey(match))!)}::int[]) AS m ("step", "line", "mask")
+            ON s."step" = m."step" AND s."line" = m."line"
+          WHERE s."run_id" = ${options.runId}::uuid AND ${querySql(query, atoms)}
+            ${options.where ? Prisma.sql`AND ${options.where}` : Prisma.empty}`
       ).map(matchKey),
     );
-    matches.push(...chunk.filter((candidate) => found.has(matchKey(candidate))));
-    chunk = [];
+    matches.push(...possible.filter((candidate) => found.has(matchKey(candidate))));
   };
   let budgetSpent = false;
   for await (const candidate of candidates) {
@@ -244,13 +269,149 @@ function intersectSorted(lists: number[][]): number[] {
   );
 }
 
-/** Every phrase verbatim, ignoring case, in the output or the input of sample `s`. */
-function phraseCondition(query: SearchQuery): Prisma.Sql {
-  return Prisma.join(
-    query.phrases.map(
-      (phrase) =>
-        Prisma.sql`(strpos(lower(s."output"), ${phrase}) > 0 OR strpos(lower(s."input"), ${phrase}) > 0)`,
-    ),
-    ' AND ',
+/** A query of fields alone, in SQL: the samples of the run (or step) in order, as many as the cap asks. */
+async function fieldMatches(
+  prisma: PrismaClient,
+  query: SampleQuery,
+  options: SearchOptions,
+): Promise<SearchResult> {
+  const matches = await prisma.$queryRaw<SearchMatch[]>`
+    SELECT s."step", s."line" FROM "rollout_sample" s
+    WHERE s."run_id" = ${options.runId}::uuid
+      ${options.step === undefined ? Prisma.empty : Prisma.sql`AND s."step" = ${options.step}`}
+      AND ${querySql(query, [])} ${options.where ? Prisma.sql`AND ${options.where}` : Prisma.empty}
+    ORDER BY s."step", s."line" LIMIT ${options.countCap + 1}`;
+  return { matches, budgetSpent: false, prefixesCut: [] };
+}
+
+/** Every sample of the run (or of the step), in order, a page at a time: candidates when no word is needed. */
+async function* everySample(prisma: PrismaClient, options: SearchOptions): AsyncGenerator<SearchMatch> {
+  let after = { step: options.step ?? -2147483648, line: -1 };
+  for (;;) {
+    const page = await prisma.$queryRaw<SearchMatch[]>`
+      SELECT "step", "line" FROM "rollout_sample"
+      WHERE "run_id" = ${options.runId}::uuid AND ("step", "line") > (${after.step}, ${after.line})
+        ${options.step === undefined ? Prisma.empty : Prisma.sql`AND "step" = ${options.step}`}
+      ORDER BY "step", "line" LIMIT ${WHERE_CHUNK}`;
+    yield* page;
+    if (page.length < WHERE_CHUNK) return;
+    after = page.at(-1)!;
+  }
+}
+
+/** The widened index words of the required query words, with positions among the required words. */
+function wordsOfRequired(
+  wordsOf: ReadonlyMap<string, number[]>,
+  atoms: readonly string[],
+  required: readonly string[],
+): Map<string, number[]> {
+  const narrowed = new Map<string, number[]>();
+  for (const [term, positions] of wordsOf) {
+    const kept = positions
+      .map((position) => required.indexOf(atoms[position]!))
+      .filter((index) => index >= 0);
+    if (kept.length > 0) narrowed.set(term, kept);
+  }
+  return narrowed;
+}
+
+/**
+ * Per candidate (by matchKey), a bit per query word (its position in `atoms`) set when the sample holds a word
+ * it begins: required words are held by every candidate, the others are read from the index for the chunk's
+ * steps.
+ */
+async function wordMasks(
+  prisma: PrismaClient,
+  wordsOf: ReadonlyMap<string, number[]>,
+  atoms: readonly string[],
+  required: readonly string[],
+  chunk: readonly SearchMatch[],
+  runId: string,
+): Promise<Map<string, number>> {
+  const base = required.reduce((mask, word) => mask | (1 << atoms.indexOf(word)), 0);
+  const masks = new Map(chunk.map((match) => [matchKey(match), base]));
+  const optional = [...wordsOf].filter(([, positions]) =>
+    positions.some((position) => !required.includes(atoms[position]!)),
   );
+  if (optional.length === 0) return masks;
+  const rows = await prisma.$queryRaw<Posting[]>`
+    SELECT "term", "step", "lines" FROM "rollout_term"
+    WHERE "run_id" = ${runId}::uuid AND "term" = ANY(${optional.map(([term]) => term)}::text[])
+      AND "step" = ANY(${[...new Set(chunk.map((match) => match.step))]}::int[])`;
+  for (const row of rows) {
+    const bits = wordsOf.get(row.term)!.reduce((mask, position) => mask | (1 << position), 0);
+    for (const line of row.lines) {
+      const key = matchKey({ step: row.step, line });
+      const mask = masks.get(key);
+      if (mask !== undefined) masks.set(key, mask | bits);
+    }
+  }
+  return masks;
+}
+
+/** Whether a query holds for a sample whose words are `mask`: true, false, or undefined when phrases or fields decide. */
+function decide(query: SampleQuery, atoms: readonly string[], mask: number): boolean | undefined {
+  switch (query.kind) {
+    case 'word':
+      return (mask & (1 << atoms.indexOf(query.word))) !== 0;
+    case 'not': {
+      const inner = decide(query.node, atoms, mask);
+      return inner === undefined ? undefined : !inner;
+    }
+    case 'and':
+    case 'or': {
+      const stop = query.kind === 'or';
+      let result: boolean | undefined = !stop;
+      for (const node of query.nodes) {
+        const value = decide(node, atoms, mask);
+        if (value === stop) return stop;
+        if (value === undefined) result = undefined;
+      }
+      return result;
+    }
+    default:
+      return undefined;
+  }
+}
+
+const onlyWords = (query: SampleQuery): boolean =>
+  query.kind === 'word' ||
+  (query.kind === 'not' && onlyWords(query.node)) ||
+  ((query.kind === 'and' || query.kind === 'or') && query.nodes.every(onlyWords));
+
+const BUILTIN_COLUMNS: Record<BuiltinField, Prisma.Sql> = {
+  score: Prisma.sql`s."score"`,
+  chars: Prisma.sql`s."response_chars"`,
+  tool_calls: Prisma.sql`s."tool_calls"`,
+  turns: Prisma.sql`s."turns"`,
+  step: Prisma.sql`s."step"`,
+};
+
+/**
+ * A query as a condition on sample `s`, word atoms read from the candidate's mask `m."mask"`. Every atom is
+ * false rather than NULL when its field is missing, so `NOT acc:true` holds for a sample without `acc`.
+ */
+function querySql(query: SampleQuery, atoms: readonly string[]): Prisma.Sql {
+  switch (query.kind) {
+    case 'word':
+      return Prisma.sql`(m."mask" & ${1 << atoms.indexOf(query.word)}) <> 0`;
+    case 'phrase':
+      return Prisma.sql`(strpos(lower(s."output"), ${query.text}) > 0 OR strpos(lower(s."input"), ${query.text}) > 0)`;
+    case 'field':
+      return Prisma.sql`COALESCE(${fieldSql(query)}, FALSE)`;
+    case 'not':
+      return Prisma.sql`NOT (${querySql(query.node, atoms)})`;
+    default:
+      return Prisma.sql`(${Prisma.join(
+        query.nodes.map((node) => querySql(node, atoms)),
+        query.kind === 'and' ? ' AND ' : ' OR ',
+      )})`;
+  }
+}
+
+function fieldSql({ field, op, value }: Extract<SampleQuery, { kind: 'field' }>): Prisma.Sql {
+  const operator = Prisma.raw(op === '!=' ? 'IS DISTINCT FROM' : op);
+  if ('builtin' in field) return Prisma.sql`${BUILTIN_COLUMNS[field.builtin]} ${operator} ${Number(value)}`;
+  if (op === '=' || op === '!=') return Prisma.sql`(s."extras" ->> ${field.extra}) ${operator} ${value}`;
+  return Prisma.sql`${numericField(field.extra)} ${operator} ${Number(value)}`;
 }

@@ -5,7 +5,7 @@ import { createTestDatabase, type TestDatabase } from '@fusebox/db/testing';
 import { dumpLine, writeDump } from '@fusebox/testing/rollout-dump';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importDump } from '../src/import-dump';
-import { parseSearchQuery } from '../src/search-query';
+import { type SampleQuery, parseSampleQuery } from '../src/sample-query';
 import { sampleConditions } from '../src/sample-filter';
 import { type SearchOptions, searchSamples } from '../src/search-samples';
 
@@ -43,13 +43,15 @@ describe('searchSamples', () => {
     await database?.drop();
   });
 
+  const parse = (text: string): SampleQuery =>
+    parseSampleQuery(text, { knownFields: new Set(['acc', 'pred']) })!;
   const search = (
     text: string,
     options: Partial<
       Pick<SearchOptions, 'rowsPerRead' | 'step' | 'countCap' | 'checkBudget' | 'where' | 'prefixTerms'>
     >,
   ) =>
-    searchSamples(opened.prisma, parseSearchQuery(text), {
+    searchSamples(opened.prisma, parse(text), {
       runId,
       countCap: 5,
       checkBudget: 4,
@@ -133,7 +135,7 @@ describe('searchSamples', () => {
 
   it('says which prefixes began more index words than it searched', async () => {
     // `s` begins `said`, `step`, `system`…: with room for one, the first in byte order is searched alone.
-    const cut = await searchSamples(opened.prisma, parseSearchQuery('s answer'), {
+    const cut = await searchSamples(opened.prisma, parse('s answer'), {
       runId,
       countCap: 50,
       checkBudget: 4,
@@ -141,7 +143,7 @@ describe('searchSamples', () => {
     });
     expect(cut.prefixesCut).toEqual(['s']);
     expect(cut.matches).toEqual([{ step: 3, line: 5 }]);
-    const whole = await searchSamples(opened.prisma, parseSearchQuery('s answer'), {
+    const whole = await searchSamples(opened.prisma, parse('s answer'), {
       runId,
       countCap: 50,
       checkBudget: 4,
@@ -183,5 +185,86 @@ describe('searchSamples', () => {
       [3, 2],
       [3, 5],
     ]);
+  });
+
+  describe('with AND, OR, NOT and fields', () => {
+    const all = (text: string, options: Parameters<typeof search>[1] = {}) =>
+      search(text, { countCap: 20, checkBudget: 100, ...options }).then(({ at }) => at);
+    const evenLines = [
+      [1, 1],
+      [1, 3],
+      [2, 1],
+      [2, 3],
+      [3, 1],
+      [3, 3],
+    ];
+
+    it('keeps the samples without a word, through the index', async () => {
+      expect(await all('answer NOT odd')).toEqual(evenLines);
+      expect(await all('answer -odd')).toEqual(evenLines);
+      expect(await all('answer NOT odd', { rowsPerRead: 1 })).toEqual(evenLines);
+      // No word is needed by every match: every sample is a candidate.
+      expect(await all('NOT odd')).toEqual(evenLines);
+      expect(await all('NOT answer')).toEqual([]);
+      expect((await all('NOT late')).length).toBe(12);
+    });
+
+    it('takes either side of an OR, grouped by parentheses', async () => {
+      expect((await all('odd OR print')).length).toBe(13);
+      expect(await all('late OR (even score>=2)')).toEqual([
+        [1, 3],
+        [2, 3],
+        [3, 3],
+        [3, 5],
+      ]);
+      expect(await all('(late OR even) AND NOT print')).toEqual([[3, 5]]);
+      expect(await all('late OR "print(x)" step:2')).toEqual([
+        [2, 1],
+        [2, 3],
+        [3, 5],
+      ]);
+    });
+
+    it('compares builtin numbers and extra fields, alone or with text', async () => {
+      // Scores are 0, 1, 2, 3 down each step's first four lines; the late line scores 1.
+      expect(await all('score<=0')).toEqual([
+        [1, 1],
+        [2, 1],
+        [3, 1],
+      ]);
+      expect(await all('score>=2 "print(x)"')).toEqual([
+        [1, 3],
+        [2, 3],
+        [3, 3],
+      ]);
+      expect(await all('step>=3 odd')).toEqual([
+        [3, 2],
+        [3, 4],
+        [3, 5],
+      ]);
+      expect((await all('acc:true')).length).toBe(13);
+      expect(await all('NOT acc:true')).toEqual([]);
+      // A sample without the field does not hold a condition on it, so NOT holds.
+      expect((await all('NOT extra.missing:1')).length).toBe(13);
+      expect((await all('pred!=42')).length).toBe(0);
+      expect(await all('pred=42 score>2.5')).toEqual([
+        [1, 4],
+        [2, 4],
+        [3, 4],
+      ]);
+    });
+
+    it('spends its budget on candidates and says so', async () => {
+      // Every sample is a candidate: the first five are step 1's four and step 2's first.
+      const cut = await search('NOT odd', { countCap: 20, checkBudget: 5 });
+      expect(cut).toEqual({
+        at: [
+          [1, 1],
+          [1, 3],
+          [2, 1],
+        ],
+        budgetSpent: true,
+      });
+    });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { matchRanges } from '../src/match-ranges';
-import { parseSearchQuery } from '../src/search-query';
+import { parseSampleQuery, shownText } from '../src/sample-query';
 import { words } from '../src/search-terms';
 import { TermPostings } from '../src/term-postings';
 
@@ -51,6 +51,8 @@ describe('search terms', () => {
     expect(new Map(entries).get('w4999')).toEqual([1]);
   });
 });
+
+const parseSearchQuery = (text: string) => shownText(parseSampleQuery(text, { knownFields: new Set() })!);
 
 describe('a search query', () => {
   it('needs every word, and text with punctuation verbatim', () => {

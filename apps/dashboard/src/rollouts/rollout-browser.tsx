@@ -7,6 +7,7 @@ import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
 import { useTRPC } from '~/trpc/client';
 import { type BrowserParams, browserSearch, sampleFilter } from './browser-params';
 import { FilterBar } from './filter-bar';
+import { QueryBox } from './query-box';
 import { SampleList } from './sample-list';
 import { SampleView } from './sample-view';
 import { SearchResults, useSearchHits } from './search-results';
@@ -147,15 +148,7 @@ export function RolloutBrowser({ runId }: { runId: string }) {
             searchInput.current?.blur();
           }}
         >
-          <input
-            ref={searchInput}
-            type="search"
-            name="q"
-            aria-label="search all steps"
-            placeholder="Search all steps (/ or f)"
-            defaultValue={params.q}
-            key={params.q}
-          />
+          <QueryBox key={params.q} runId={runId} step={step} initial={params.q} inputRef={searchInput} />
           {params.q ? (
             <button type="button" onClick={() => change({ q: '', line: null })}>
               Clear search

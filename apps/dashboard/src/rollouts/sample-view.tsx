@@ -1,6 +1,6 @@
 'use client';
 
-import { parseSearchQuery } from '@fusebox/rollouts/query';
+import { parseSampleQuery, shownText } from '@fusebox/rollouts/query';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from '~/components/link';
 import { type RefObject, useMemo } from 'react';
@@ -26,10 +26,18 @@ export function SampleView({ runId, step, line, params, onRawChange, scrollRef }
   const sample = useQuery(
     trpc.rollouts.sample.queryOptions({ runId, step, line, filter: sampleFilter(params) }),
   );
+  const extras = sample.data?.extras;
   const query = useMemo(() => {
-    const parsed = params.q ? parseSearchQuery(params.q) : null;
-    return parsed && parsed.terms.length > 0 ? parsed : null;
-  }, [params.q]);
+    if (!params.q) return null;
+    try {
+      // The sample's own extra fields are what the query may compare; the server has refused any other error.
+      const parsed = parseSampleQuery(params.q, { knownFields: new Set(Object.keys(extras ?? {})) });
+      const shown = parsed && shownText(parsed);
+      return shown && shown.terms.length > 0 ? shown : null;
+    } catch {
+      return null;
+    }
+  }, [params.q, extras]);
   if (sample.isPending) return <Loading what="the sample" />;
   if (sample.isError) return <ProblemCard error={sample.error} what="Sample" />;
   const data = sample.data;

@@ -10,6 +10,11 @@ import { type BrowserParams, browserSearch, sampleFilter } from './browser-param
 
 const PAGE = 50;
 
+const QUERY_HELP =
+  'Words match the words they begin, ignoring case; put text with punctuation in quotes to match it ' +
+  'verbatim; compare fields with score<=0, turns>3 or acc:true; combine with AND, OR, NOT (or -) and ' +
+  'parentheses.';
+
 /**
  * The pages of a search across every step under the filter bar's score range and fields; the browser reads
  * the same cache to step through hits with n and p.
@@ -31,14 +36,21 @@ export function SearchResults({ runId, params }: { runId: string; params: Browse
   const search = useSearchHits(runId, params);
   const filtered = params.scoreMin !== undefined || params.scoreMax !== undefined || params.fields.length > 0;
   if (search.isPending) return <Loading what="search results" />;
-  if (search.isError) return <ProblemCard error={search.error} what="Search" />;
+  if (search.isError)
+    return search.error.data?.code === 'BAD_REQUEST' ? (
+      <EmptyState title="The query could not be read">
+        <p>{search.error.message}.</p>
+        <p className="muted">{QUERY_HELP}</p>
+      </EmptyState>
+    ) : (
+      <ProblemCard error={search.error} what="Search" />
+    );
   const first = search.data.pages[0]!;
   if (first.total === 0)
     return (
       <EmptyState title="No matches">
         <p>
-          Nothing in this run{filtered ? ' under these filters' : ''} contains <q>{params.q}</q>. Words match
-          the words they begin, ignoring case; put text with punctuation in quotes to match it verbatim.
+          Nothing in this run{filtered ? ' under these filters' : ''} matches <q>{params.q}</q>. {QUERY_HELP}
         </p>
       </EmptyState>
     );
@@ -50,8 +62,8 @@ export function SearchResults({ runId, params }: { runId: string; params: Browse
       </p>
       {first.checkedIn ? (
         <p className="muted">
-          Quoted text and filters were checked in the first {first.checkedIn.toLocaleString()} samples that
-          contain the words; add a rarer word to search further.
+          Quoted text, fields and filters were checked in the first {first.checkedIn.toLocaleString()}{' '}
+          candidate samples (those with every word the query needs); add a rarer word to search further.
         </p>
       ) : null}
       {first.prefixesCut.length > 0 ? (

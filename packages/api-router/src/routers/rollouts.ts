@@ -7,12 +7,15 @@ import {
   matchKey,
   matchRanges,
   hasConditions,
-  parseSearchQuery,
+  hasPhrase,
+  parseSampleQuery,
+  SampleQueryError,
   sampleConditions,
   sampleFilterSchema,
   sampleOrder,
   sampleWhere,
   searchSamples,
+  shownText,
   snippet,
 } from '@fusebox/rollouts';
 import { pgInt } from '@fusebox/db/bounded-numbers';
@@ -70,6 +73,22 @@ async function runSteps(prisma: PrismaClient, runId: string): Promise<{ step: nu
   });
   return files.filter((file) => file.linesRead > file.linesRejected).map((file) => ({ step: file.step }));
 }
+
+/**
+ * The extra fields of a run's dump (acc, pred, data_source, …), from its first samples: what a query may name
+ * without `extra.` (sample-query.ts). A dump's samples carry the same fields, and reading every sample's keys
+ * would cost a scan of the run per search.
+ */
+async function runFieldNames(prisma: PrismaClient, runId: string): Promise<Set<string>> {
+  const rows = await prisma.$queryRaw<{ name: string }[]>`
+    SELECT DISTINCT jsonb_object_keys(s."extras") AS "name"
+    FROM (SELECT "extras" FROM "rollout_sample" WHERE "run_id" = ${runId}::uuid
+      ORDER BY "step", "line" LIMIT ${FIELD_NAME_SAMPLES}) s`;
+  return new Set(rows.map((row) => row.name));
+}
+
+/** Samples read for a run's extra field names. */
+const FIELD_NAME_SAMPLES = 2000;
 
 /** Rollout runs imported by `fusebox rollouts import`: steps, samples, full-text search. */
 export const rolloutsRouter = {
@@ -305,10 +324,10 @@ export const rolloutsRouter = {
   }),
 
   /**
-   * Full-text search over every sample's input and output, across all steps or one, under the filter bar's
-   * score range and fields. Words match the words they begin, ignoring case, through the `rollout_term` index;
-   * phrases and filters are then checked on those candidates. Each hit carries a snippet with its matches
-   * marked.
+   * The query box over every sample, across all steps or one, under the filter bar's score range and fields:
+   * words, phrases and field conditions with AND, OR and NOT (sample-query.ts). Words match the words they
+   * begin, ignoring case, through the `rollout_term` index; phrases, fields and filters are then checked on those
+   * candidates. Each hit carries a snippet with its matches marked.
    */
   search: publicProcedure
     .input(
@@ -334,15 +353,23 @@ export const rolloutsRouter = {
     )
     .query(async ({ ctx, input }) => {
       await assertRun(ctx, input.runId);
-      const query = parseSearchQuery(input.q);
-      if (query.terms.length === 0) {
+      let query;
+      try {
+        query = parseSampleQuery(input.q, { knownFields: await runFieldNames(ctx.prisma, input.runId) });
+      } catch (error) {
+        if (!(error instanceof SampleQueryError)) throw error;
+        throw new TRPCError({ code: 'BAD_REQUEST', message: error.message });
+      }
+      if (query === null) {
         throw new TRPCError({
           code: 'BAD_REQUEST',
-          message: 'type at least one word (letters or digits) to search',
+          message:
+            'type a word (letters or digits), a "phrase" or a field condition such as score<=0 to search',
         });
       }
       const filtered = hasConditions(input);
-      const checkBudget = query.phrases.length > 0 ? PHRASE_CANDIDATES : FILTER_CANDIDATES;
+      const shown = shownText(query);
+      const checkBudget = hasPhrase(query) ? PHRASE_CANDIDATES : FILTER_CANDIDATES;
       const { matches, budgetSpent, prefixesCut } = await searchSamples(ctx.prisma, query, {
         runId: input.runId,
         ...(input.step === undefined ? {} : { step: input.step }),
@@ -364,7 +391,7 @@ export const rolloutsRouter = {
       const rows = page.map((match) => byKey.get(matchKey(match))!);
       const count = matches.length;
       return {
-        query,
+        query: shown,
         total: Math.min(count, SEARCH_COUNT_CAP),
         capped: count > SEARCH_COUNT_CAP,
         /** Set when phrases or filters were checked in the first samples that have the words, not in all. */
@@ -373,7 +400,7 @@ export const rolloutsRouter = {
         prefixesCut,
         prefixTerms: PREFIX_TERMS,
         items: rows.map((row) => {
-          const outputRanges = matchRanges(row.output, query);
+          const outputRanges = matchRanges(row.output, shown);
           const where = outputRanges.length > 0 ? 'output' : 'input';
           return {
             step: row.step,
@@ -381,7 +408,7 @@ export const rolloutsRouter = {
             score: row.score,
             where,
             snippet: snippet(row.output, outputRanges) ??
-              snippet(row.input, matchRanges(row.input, query)) ?? [
+              snippet(row.input, matchRanges(row.input, shown)) ?? [
                 { text: row.output.slice(0, 180), match: false },
               ],
           } as const;
