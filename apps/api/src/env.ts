@@ -11,6 +11,13 @@ const positiveInt = (fallback: number) =>
     .positive('expected a positive integer')
     .default(fallback);
 
+const nonNegativeInt = (fallback: number) =>
+  z.coerce
+    .number({ error: 'expected a whole number, 0 or more' })
+    .int('expected a whole number, 0 or more')
+    .nonnegative('expected a whole number, 0 or more')
+    .default(fallback);
+
 /**
  * Node fires a timer of more than 2^31-1 ms at once, so no duration a timer waits for may be longer than this
  * many seconds.
@@ -189,6 +196,21 @@ export const envSchema = z.object({
   /** /retrieve requests searching at once, under their own limiter key (cluster-wide on Postgres). */
   FUSEBOX_RETRIEVE_MAX_CONCURRENCY: positiveInt(4),
   FUSEBOX_RETRIEVE_LIMITER_KEY: z.string().min(1, 'must not be empty when set').default('retrieve'),
+  /**
+   * Where FUSEBOX_RETRIEVE_MAX_CONCURRENCY counts: `cluster`, every API process on the Postgres database
+   * (a permit costs round trips), or `process`, this one alone (in memory; for a single server). Embedded, always
+   * `process`.
+   */
+  FUSEBOX_RETRIEVE_LIMITER: z
+    .enum(['cluster', 'process'], { error: "expected 'cluster' or 'process'" })
+    .default('cluster'),
+  /** Megabytes of passages kept in memory for /retrieve, all corpora together; hits beyond are read from the database. */
+  FUSEBOX_RETRIEVE_PASSAGE_MEMORY_MB: nonNegativeInt(1024),
+  /**
+   * /retrieve calls answered whose record is not yet committed, at most; past it, a call is answered only once
+   * recorded. 0: every call is recorded before it is answered.
+   */
+  FUSEBOX_RETRIEVE_RECORD_BUFFER: nonNegativeInt(1024),
 });
 
 export type Env = z.infer<typeof envSchema>;

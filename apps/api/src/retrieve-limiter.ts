@@ -5,11 +5,13 @@ import { limiterOptions } from './limiter-options';
 
 /**
  * The limit on /retrieve searches, a key of its own (FUSEBOX_RETRIEVE_LIMITER_KEY) so that searches never take
- * the permits of code executions, nor wait behind them. Cluster-wide on Postgres, as the execution gate is; for
- * this process alone embedded. Rejects with LimiterUnavailableError if the database does not answer.
+ * the permits of code executions, nor wait behind them. Cluster-wide on Postgres, as the execution gate is,
+ * unless FUSEBOX_RETRIEVE_LIMITER is `process`; for this process alone embedded. An in-process permit costs no
+ * round trip (bench/retrieval/SEARCH-PATH.md). Rejects with LimiterUnavailableError if the database does not
+ * answer.
  */
 export async function openRetrieveLimiter(env: Env): Promise<Limiter> {
-  if (!env.DATABASE_URL) return localRetrieveLimiter(env);
+  if (!env.DATABASE_URL || env.FUSEBOX_RETRIEVE_LIMITER === 'process') return localRetrieveLimiter(env);
   return createPgLimiter({ connectionString: env.DATABASE_URL, ...retrieveLimiterOptions(env) });
 }
 

@@ -77,7 +77,9 @@ export async function buildServer(services: Services, options: ServerOptions = {
   registerOpenApiRoute(app);
   // One for /retrieve and search sessions alike: each corpus's index is built once per process, and every
   // search counts against one limiter key.
-  const searcher = new CorpusSearcher(services.prisma);
+  const searcher = new CorpusSearcher(services.prisma, {
+    passageMemoryBytes: services.env.FUSEBOX_RETRIEVE_PASSAGE_MEMORY_MB * 1024 * 1024,
+  });
   // Indexes are built once the server is up, so verl's first searches do not wait minutes for a big corpus.
   app.addHook('onReady', (done) => {
     void searcher.warm().then(

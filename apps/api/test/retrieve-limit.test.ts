@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createPostgresTestDatabase, type PostgresTestDatabase } from '@fusebox/db/testing';
 import type { Limiter } from '@fusebox/rate-limiter';
 import { createPgLimiter } from '@fusebox/rate-limiter/pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningServer, runCli, startServer } from './serve-process';
 
 // Postgres only: the limit is cluster-wide, so this test holds the permits from another connection, as another
@@ -76,13 +76,37 @@ describe('/retrieve under its own cluster-wide limiter key', () => {
     expect(observation.content).toMatch(/^Search failed: /);
     const reader = database.reader();
     try {
-      const refused = await reader.retrievalCall.findMany({
-        where: { status: 429 },
-        select: { corpusName: true },
+      // Committed just after the answer.
+      await vi.waitFor(async () => {
+        const refused = await reader.retrievalCall.findMany({
+          where: { status: 429 },
+          select: { corpusName: true },
+        });
+        expect(refused).toEqual([{ corpusName: 'tiny' }]);
       });
-      expect(refused).toEqual([{ corpusName: 'tiny' }]);
     } finally {
       await reader.$disconnect();
+    }
+  });
+
+  it('with FUSEBOX_RETRIEVE_LIMITER=process, counts only its own searches, in process', async () => {
+    // Another process holds the only cluster-wide search permit (the test before took it).
+    expect((await held[1]!.stats()).inFlight).toBe(1);
+    const single = await startServer({
+      ...database.env,
+      FUSEBOX_RETRIEVE_MAX_CONCURRENCY: '1',
+      FUSEBOX_LIMITER_TIMEOUT_S: '1',
+      FUSEBOX_RETRIEVE_LIMITER: 'process',
+    });
+    try {
+      const answer = await fetch(`${single.url}/retrieve`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ queries: ['capital of norway'], topk: 1 }),
+      });
+      expect(answer.status).toBe(200);
+    } finally {
+      await single.stop();
     }
   });
 });

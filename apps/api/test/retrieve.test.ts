@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { request } from 'node:http';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -138,10 +139,13 @@ describe('POST /retrieve, as verl’s SearchTool and Search-R1 call it, on a cor
       detail: 'no corpus named "nope"; imported: "wiki"',
     });
 
-    const calls = await reader.retrievalCall.findMany({ select: { status: true, corpusName: true } });
-    expect(calls.filter((call) => call.status === 200).length).toBeGreaterThanOrEqual(2);
-    expect(calls.filter((call) => call.status === 422).length).toBeGreaterThanOrEqual(6);
-    expect(calls).toContainEqual({ status: 404, corpusName: 'nope' });
+    // Each call is committed just after its answer.
+    await vi.waitFor(async () => {
+      const calls = await reader.retrievalCall.findMany({ select: { status: true, corpusName: true } });
+      expect(calls.filter((call) => call.status === 200).length).toBeGreaterThanOrEqual(2);
+      expect(calls.filter((call) => call.status === 422).length).toBeGreaterThanOrEqual(6);
+      expect(calls).toContainEqual({ status: 404, corpusName: 'nope' });
+    });
     const verlCall = await reader.retrievalCall.findFirst({
       where: { status: 200, corpusName: 'wiki' },
       orderBy: { createdAt: 'asc' },
@@ -175,5 +179,36 @@ describe('POST /retrieve, as verl’s SearchTool and Search-R1 call it, on a cor
     expect((unnamed.body as { detail: string }).detail).toBe(
       '2 corpora are imported ("recipes", "wiki"); name one in the path (/retrieve/NAME) or with FUSEBOX_RETRIEVE_CORPUS',
     );
+  });
+
+  it('records a call answered when its client hung up, and the calls answered just before the server stops', async () => {
+    // A client that sends its search and goes away before the answer: the search is still answered, so recorded.
+    await new Promise<void>((resolve, reject) => {
+      const gone = request(`${server.url}/retrieve/wiki`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+      });
+      gone.on('error', reject);
+      gone.end(JSON.stringify({ queries: ['hung up hamlet'], topk: 1 }), () => {
+        gone.destroy();
+        resolve();
+      });
+    });
+    // Twenty calls answered, then SIGTERM at once: the records still in memory are written before it exits.
+    const queries = Array.from({ length: 20 }, (_, i) => `paris before stop ${i}`);
+    const answers = await Promise.all(
+      queries.map((query) => post(`${server.url}/retrieve/wiki`, { queries: [query] })),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(queries.map(() => 200));
+    expect(await server.stop()).toBe(0);
+    const wanted = [...queries, 'hung up hamlet'];
+    const recorded = await reader.retrievalCall.findMany({
+      where: { status: 200 },
+      select: { queries: true },
+    });
+    const found = recorded
+      .map((call) => (call.queries as string[])[0]!)
+      .filter((query) => wanted.includes(query));
+    expect(found.sort()).toEqual(wanted.sort());
   });
 });

@@ -4,7 +4,6 @@ import {
   databaseOutageDetail,
   isDatabaseUnavailable,
 } from '@fusebox/db/database-unavailable';
-import { GroupCommit } from '@fusebox/db/group-commit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Limiter, LimiterTimeoutError, isLimiterError } from '@fusebox/rate-limiter';
 import {
@@ -17,6 +16,7 @@ import {
 } from '@fusebox/retrieval';
 import { z } from 'zod';
 import type { Env } from '../env';
+import { RetrieveCallRecorder } from '../retrieve-call-recorder';
 
 /** How long a client refused for want of a permit should wait. */
 const RETRY_AFTER_S = 2;
@@ -87,7 +87,8 @@ class RetrieveRefusal extends Error {
  * Search-R1's rollout work unchanged: POST `{queries, topk, return_scores}` answers
  * `{"result": [[{"document": {"id", "contents"}, "score"}]]}`, or the documents alone without scores. The
  * corpus is the path's (`/retrieve/NAME`), else FUSEBOX_RETRIEVE_CORPUS, else the only one imported. Searches run
- * under their own limiter key; every call, answered or refused, is recorded in `retrieval_call`. Refusals answer
+ * under their own limiter key; every call, answered or refused, is recorded in `retrieval_call`, committed just
+ * after its answer (RetrieveCallRecorder; FUSEBOX_RETRIEVE_RECORD_BUFFER 0 commits before). Refusals answer
  * `{detail, code[, field]}`: 422 for a body out of bounds, 404 for an unknown corpus, 400 when no corpus is
  * chosen, 429 (Retry-After) when no permit comes in FUSEBOX_LIMITER_TIMEOUT_S, 503 (Retry-After) when the
  * database does not answer.
@@ -97,7 +98,12 @@ export async function registerRetrieveRoutes(
   options: { env: Env; prisma: PrismaClient; searcher: CorpusSearcher; limiter: Limiter },
 ): Promise<void> {
   const { env, prisma, searcher, limiter } = options;
-  const recorder = callRecorder(prisma);
+  const recorder = new RetrieveCallRecorder(prisma, {
+    buffer: env.FUSEBOX_RETRIEVE_RECORD_BUFFER,
+    onLost: (error) => app.log.error({ err: error }, 'retrieve: a call answered could not be recorded'),
+  });
+  // The records answered but not yet committed are written before the server lets the database go.
+  app.addHook('onClose', () => recorder.settled());
   const schema = retrieveRequestSchema(env);
 
   await app.register((scope, _options, done) => {
@@ -118,11 +124,11 @@ export async function registerRetrieveRoutes(
         const { queries, topk } = body;
         // Outside the permit: a request for a corpus that does not exist never waits in the queue.
         const resolved = (corpus = await searcher.resolveCorpus(corpusName));
-        search = await limiter.withPermit(() => searcher.search({ corpus: resolved, queries, topk }));
+        search = await searchUnderPermit(limiter, () => searcher.search({ corpus: resolved, queries, topk }));
       } catch (error) {
         refusal = asRefusal(error);
       }
-      await recorder.submit({
+      await recorder.record({
         corpusName: corpus?.name ?? corpusName ?? '',
         corpusId: corpus?.id,
         body,
@@ -144,6 +150,26 @@ export async function registerRetrieveRoutes(
     scope.post('/retrieve/:corpus', retrieve);
     done();
   });
+}
+
+/**
+ * `limiter.withPermit`, except that the permit's release is not waited for: on Postgres it is a round trip, and
+ * the answer need not wait for it (the slot is free a moment after the answer instead of before).
+ */
+async function searchUnderPermit<T>(limiter: Limiter, search: () => Promise<T>): Promise<T> {
+  const permit = await limiter.acquire();
+  try {
+    const result = await search();
+    permit.signal.throwIfAborted();
+    return result;
+  } catch (error) {
+    // A search that failed under a lost permit most likely failed because of the loss: report that.
+    permit.signal.throwIfAborted();
+    throw error;
+  } finally {
+    // release() never rejects.
+    void permit.release();
+  }
 }
 
 function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
@@ -170,47 +196,6 @@ function asRefusal(error: unknown): RetrieveRefusal {
     return new RetrieveRefusal(429, error.code, `no search permit came in time: ${error.message}`);
   if (isLimiterError(error)) return new RetrieveRefusal(503, error.code, error.message);
   throw error;
-}
-
-/** One call as `retrieval_call` keeps it. */
-interface CallRecord {
-  corpusName: string;
-  corpusId: string | undefined;
-  body: { queries: string[]; topk: number } | undefined;
-  search: CorpusSearch | undefined;
-  refusal: RetrieveRefusal | undefined;
-  durationMs: number;
-}
-
-/**
- * Records calls in groups: those that finish while one insert is in flight share the next, so a rollout's
- * burst of searches costs a few commits, not one each; every call is still committed before it is answered.
- */
-function callRecorder(prisma: PrismaClient): GroupCommit<CallRecord, undefined> {
-  return new GroupCommit(
-    async (calls) => {
-      await prisma.retrievalCall.createMany({
-        data: calls.map((call) => ({
-          corpusName: call.corpusName,
-          corpusId: call.corpusId ?? null,
-          queries: call.body?.queries ?? [],
-          topk: call.body?.topk ?? 0,
-          status: call.refusal?.status ?? 200,
-          error: call.refusal?.message ?? null,
-          ...(call.search
-            ? {
-                results: call.search.results.map((documents) =>
-                  documents.map(({ id, score }) => ({ id, score })),
-                ),
-              }
-            : {}),
-          durationMs: call.durationMs,
-        })),
-      });
-      return calls.map(() => undefined);
-    },
-    { failsEveryItem: isDatabaseUnavailable },
-  );
 }
 
 function answerError(error: FastifyError | RetrieveRefusal, request: FastifyRequest, reply: FastifyReply) {
