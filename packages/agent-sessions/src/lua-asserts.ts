@@ -1,13 +1,14 @@
 import type { Token } from './c-like-tokens';
 import {
   type LineRole,
+  type LiteralTokens,
   bracketArguments,
   candidateCall,
-  equalText,
+  isLiteralIn,
   lineTokens,
+  reportedSplit,
   scriptLines,
   tokensText,
-  withLineReports,
 } from './script-asserts';
 import type { SplitTest } from './split-test';
 
@@ -37,16 +38,11 @@ export function splitLuaTest(testCode: string): SplitTest | undefined {
   const parsed = scriptLines(testCode, /^--(?!\[=*\[)/, (line) => role(line, functions), /^r(dna+e)+x$/);
   if (parsed === undefined) return undefined;
   // In parentheses, a call gives its first result only, as it does as assertEquals's first argument.
-  const harness = withLineReports(parsed, (site, actual) => `fusebox_report(${site}, (${actual}))`);
-  const expectedLines = parsed.sites.map(
-    (site, index) => `fusebox_report(${index}, (${site.expected}), true)`,
+  return reportedSplit(
+    parsed,
+    LUA_REPORTER,
+    (site, value, strict) => `fusebox_report(${site}, (${value})${strict ? ', true' : ''})`,
   );
-  return {
-    sites: parsed.sites,
-    program: (solution) => `${solution}\n${LUA_REPORTER}\n${harness}`,
-    expectedProgram: `${LUA_REPORTER}\n${expectedLines.join('\n')}\n`,
-    holds: (site, actual, expected) => equalText(site, actual, expected),
-  };
 }
 
 /** Lua tokens of one line: comments, short strings, names, numbers, operators. */
@@ -82,18 +78,13 @@ function role(line: string, functions: Set<string>): LineRole | undefined {
   return { letter: 'a', site: { actual: tokensText(line, actual), expected: tokensText(line, expected) } };
 }
 
-const LITERAL_NAMES = new Set(['true', 'false', 'nil']);
-
-/** Whether tokens make a literal: strings, numbers, true, false, nil, in table constructors. */
-function isLiteral(tokens: readonly Token[]): boolean {
-  return tokens.every(({ text }) =>
-    /^["'\d]|^\.\d/.test(text)
-      ? true
-      : /^[A-Za-z_]/.test(text)
-        ? LITERAL_NAMES.has(text)
-        : ['{', '}', '[', ']', '(', ')', ',', ';', '=', '-'].includes(text),
-  );
-}
+/** Lua literals: strings, numbers, true, false, nil, in table constructors. */
+const LITERAL: LiteralTokens = {
+  constant: /^["'\d]|^\.\d/,
+  names: new Set(['true', 'false', 'nil']),
+  punctuation: ['{', '}', '[', ']', '(', ')', ',', ';', '=', '-'],
+};
+const isLiteral = (tokens: readonly Token[]) => isLiteralIn(LITERAL, tokens);
 
 /**
  * The serialiser both programs define (see the header for its rule). `strict` (the expected program) raises an

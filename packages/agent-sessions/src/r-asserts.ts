@@ -1,13 +1,14 @@
 import type { Token } from './c-like-tokens';
 import {
   type LineRole,
+  type LiteralTokens,
   bracketArguments,
   candidateCall,
-  equalText,
+  isLiteralIn,
   lineTokens,
+  reportedSplit,
   scriptLines,
   tokensText,
-  withLineReports,
 } from './script-asserts';
 import type { SplitTest } from './split-test';
 
@@ -36,16 +37,11 @@ import type { SplitTest } from './split-test';
 export function splitRTest(testCode: string): SplitTest | undefined {
   const parsed = scriptLines(testCode, /^#/, role, /^dna+ex$/);
   if (parsed === undefined) return undefined;
-  const harness = withLineReports(parsed, (site, actual) => `.fusebox_report(${site}L, ${actual})`);
-  const expectedLines = parsed.sites.map(
-    (site, index) => `.fusebox_report(${index}L, (${site.expected}), TRUE)`,
+  return reportedSplit(
+    parsed,
+    R_REPORTER,
+    (site, value, strict) => `.fusebox_report(${site}L, ${value}${strict ? ', TRUE' : ''})`,
   );
-  return {
-    sites: parsed.sites,
-    program: (solution) => `${solution}\n${R_REPORTER}\n${harness}`,
-    expectedProgram: `${R_REPORTER}\n${expectedLines.join('\n')}\n`,
-    holds: (site, actual, expected) => equalText(site, actual, expected),
-  };
 }
 
 /** R tokens of one line: comments, strings, numbers, names, operators. */
@@ -100,34 +96,30 @@ function closing(tokens: readonly Token[], open: number): number | undefined {
   return undefined;
 }
 
-const LITERAL_NAMES = new Set([
-  'c',
-  'list',
-  'TRUE',
-  'FALSE',
-  'NULL',
-  'NA',
-  'NA_integer_',
-  'NA_real_',
-  'NA_character_',
-  'Inf',
-  'NaN',
-]);
-
 /**
- * Whether tokens make a literal: numbers, strings, LITERAL_NAMES, signs, and names that name an element
- * (`list(a = 1)`: an argument's name, not a variable).
+ * R literals: numbers, strings, `c`, `list`, TRUE, FALSE, NULL, NA and its typed forms, Inf, NaN, signs, and
+ * names that name an element (`list(a = 1)`: an argument's name, not a variable).
  */
-function isLiteral(tokens: readonly Token[]): boolean {
-  return tokens.every(({ text }, index) =>
-    /^["'\d]|^\.\d/.test(text)
-      ? true
-      : /^[A-Za-z.]/.test(text)
-        ? LITERAL_NAMES.has(text) ||
-          (tokens[index + 1]?.text === '=' && ['(', ','].includes(tokens[index - 1]?.text ?? ''))
-        : ['(', ')', ',', '=', '-', '+'].includes(text),
-  );
-}
+const LITERAL: LiteralTokens = {
+  constant: /^["'\d]|^\.\d/,
+  names: new Set([
+    'c',
+    'list',
+    'TRUE',
+    'FALSE',
+    'NULL',
+    'NA',
+    'NA_integer_',
+    'NA_real_',
+    'NA_character_',
+    'Inf',
+    'NaN',
+  ]),
+  punctuation: ['(', ')', ',', '=', '-', '+'],
+  named: (tokens, index) =>
+    tokens[index + 1]?.text === '=' && ['(', ','].includes(tokens[index - 1]?.text ?? ''),
+};
+const isLiteral = (tokens: readonly Token[]) => isLiteralIn(LITERAL, tokens);
 
 /**
  * The serialiser both programs define (see the header for its rule). `strict` (the expected program) stops on a

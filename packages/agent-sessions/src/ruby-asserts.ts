@@ -1,13 +1,14 @@
 import type { Token } from './c-like-tokens';
 import {
   type LineRole,
+  type LiteralTokens,
   bracketArguments,
   candidateCall,
-  equalText,
+  isLiteralIn,
   lineTokens,
+  reportedSplit,
   scriptLines,
   tokensText,
-  withLineReports,
 } from './script-asserts';
 import type { SplitTest } from './split-test';
 
@@ -38,16 +39,11 @@ export function splitRubyTest(testCode: string): SplitTest | undefined {
   const methods = new Set<string>();
   const parsed = scriptLines(testCode, /^#/, (line) => role(line, methods), /^rc(dna+e)+e$/);
   if (parsed === undefined) return undefined;
-  const harness = withLineReports(parsed, (site, actual) => `FuseboxReport.report(${site}, ${actual})`);
-  const expectedLines = parsed.sites.map(
-    (site, index) => `FuseboxReport.report(${index}, (${site.expected}), true)`,
+  return reportedSplit(
+    parsed,
+    RUBY_REPORTER,
+    (site, value, strict) => `FuseboxReport.report(${site}, ${value}${strict ? ', true' : ''})`,
   );
-  return {
-    sites: parsed.sites,
-    program: (solution) => `${solution}\n${RUBY_REPORTER}\n${harness}`,
-    expectedProgram: `${RUBY_REPORTER}\n${expectedLines.join('\n')}\n`,
-    holds: (site, actual, expected) => equalText(site, actual, expected),
-  };
 }
 
 /** Ruby tokens of one line: strings without interpolation, symbols, names, numbers, operators. */
@@ -75,18 +71,13 @@ function role(line: string, methods: Set<string>): LineRole | undefined {
   return { letter: 'a', site: { actual: tokensText(line, actual), expected: tokensText(line, expected) } };
 }
 
-const LITERAL_NAMES = new Set(['true', 'false', 'nil']);
-
-/** Whether tokens make a literal: strings, symbols, numbers, true, false, nil, in arrays and hashes. */
-function isLiteral(tokens: readonly Token[]): boolean {
-  return tokens.every(({ text }) =>
-    /^["':\d]/.test(text)
-      ? text !== ':' && text !== '::'
-      : /^[A-Za-z_]/.test(text)
-        ? LITERAL_NAMES.has(text)
-        : ['[', ']', '{', '}', '(', ')', ',', '=>', '-', '+'].includes(text),
-  );
-}
+/** Ruby literals: strings, symbols, numbers, true, false, nil, in arrays and hashes. */
+const LITERAL: LiteralTokens = {
+  constant: /^(?:["'\d]|:\w)/,
+  names: new Set(['true', 'false', 'nil']),
+  punctuation: ['[', ']', '{', '}', '(', ')', ',', '=>', '-', '+'],
+};
+const isLiteral = (tokens: readonly Token[]) => isLiteralIn(LITERAL, tokens);
 
 /**
  * The serialiser both programs define (see the header for its rule). `strict` (the expected program) raises on

@@ -1,5 +1,5 @@
 import { type Token, topLevel } from './c-like-tokens';
-import type { Check, SplitSite } from './split-test';
+import type { Check, SplitSite, SplitTest } from './split-test';
 
 /**
  * The line-by-line split of a scripting language's assert test (Ruby, Lua, R, bash), whose MultiPL-E tests are
@@ -75,6 +75,26 @@ export function withLineReports(
 }
 
 /**
+ * The split of a test whose expected values a separate program evaluates: `reporter` (the language's serialiser)
+ * starts both programs, and `report` writes the statement that reports a value for a site (`strict` in the
+ * expected program: a value the serialiser has no text for is an error there). Both reports' texts are compared.
+ */
+export function reportedSplit(
+  parsed: ScriptLines,
+  reporter: string,
+  report: (site: number, value: string, strict: boolean) => string,
+): SplitTest {
+  const harness = withLineReports(parsed, (site, actual) => report(site, actual, false));
+  const expectedLines = parsed.sites.map((site, index) => report(index, `(${site.expected})`, true));
+  return {
+    sites: parsed.sites,
+    program: (solution) => `${solution}\n${reporter}\n${harness}`,
+    expectedProgram: `${reporter}\n${expectedLines.join('\n')}\n`,
+    holds: (site, actual, expected) => equalText(site, actual, expected),
+  };
+}
+
+/**
  * A check that holds exactly when the two reports' texts are equal: each language's serialiser prints equal
  * text exactly when its comparison holds (see each language's file). `show` renders the actual report.
  */
@@ -130,6 +150,29 @@ function matching(tokens: readonly Token[]): boolean {
     else if (')]}'.includes(text) && --depth === 0) return index === tokens.length - 1;
   }
   return false;
+}
+
+/** What a language's literals are made of: constants (strings, numbers), names, punctuation. */
+export interface LiteralTokens {
+  /** A constant token: a string or a number. */
+  constant: RegExp;
+  /** The names a literal may use (`true`, `nil`, `c`, …). */
+  names: ReadonlySet<string>;
+  /** The operators and brackets a literal may use. */
+  punctuation: readonly string[];
+  /** Whether the name at `index` is accepted anyway (R's `list(a = 1)`, where `a` names an element). */
+  named?: (tokens: readonly Token[], index: number) => boolean;
+}
+
+/** Whether every token is one of a literal's (`kind`): nothing that could run code of the program's. */
+export function isLiteralIn(kind: LiteralTokens, tokens: readonly Token[]): boolean {
+  return tokens.every(({ text }, index) =>
+    kind.constant.test(text)
+      ? true
+      : /^[A-Za-z_.]/.test(text)
+        ? kind.names.has(text) || (kind.named?.(tokens, index) ?? false)
+        : kind.punctuation.includes(text),
+  );
 }
 
 /** The source text from the first to the last of `tokens` within `line`. */
