@@ -91,3 +91,29 @@ export function skipsHashLine(code: string, tokens: readonly Token[]): boolean {
   }
   return false;
 }
+
+/** The index of the bracket that closes the one at `open`, or the tokens' length when none does. */
+export function closingBracket(tokens: readonly Token[], open: number): number {
+  let depth = 0;
+  for (let at = open; at < tokens.length; at++) {
+    const { text } = tokens[at] as Token;
+    if ('([{'.includes(text)) depth++;
+    else if (')]}'.includes(text) && --depth === 0) return at;
+  }
+  return tokens.length;
+}
+
+/**
+ * A test of whether tokens make an expected expression: at least one token, every name among `names` (a name is
+ * what `name` matches) and no token among `refused` (assignments, member access, whatever could reach the
+ * program's own code).
+ */
+export function literalTokens(
+  names: ReadonlySet<string>,
+  refused: readonly string[],
+  name = /^[A-Za-z_]/,
+): (tokens: readonly Token[]) => boolean {
+  return (tokens) =>
+    tokens.length > 0 &&
+    tokens.every(({ text }) => (name.test(text) ? names.has(text) : !refused.includes(text)));
+}

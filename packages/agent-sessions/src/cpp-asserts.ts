@@ -1,5 +1,5 @@
 import { type AssertStatement, assertStatements, statementPlace, withReports } from './assert-statements';
-import { type Token, callOnLiterals, topLevel } from './c-like-tokens';
+import { type Token, callOnLiterals, closingBracket, topLevel } from './c-like-tokens';
 import type { Check, SplitTest } from './split-test';
 
 /**
@@ -98,13 +98,7 @@ const LITERAL_NAMES = new Set([
 function siteAt(code: string, tokens: readonly Token[], at: number): CppSite | undefined {
   const open = tokens[at + 1];
   if (open?.text !== '(') return undefined;
-  let depth = 0;
-  let close = at + 1;
-  for (; close < tokens.length; close++) {
-    const text = (tokens[close] as Token).text;
-    if ('([{'.includes(text)) depth++;
-    else if (')]}'.includes(text) && --depth === 0) break;
-  }
+  const close = closingBracket(tokens, at + 1);
   if (close >= tokens.length || tokens[close + 1]?.text !== ';') return undefined;
   const inner = tokens.slice(at + 2, close);
   // The one top-level comparison, if any; any other top-level operator is a shape this does not split.

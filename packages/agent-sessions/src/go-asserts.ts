@@ -1,4 +1,4 @@
-import { type Token, callOnLiterals, skipsHashLine, tokenize } from './c-like-tokens';
+import { type Token, callOnLiterals, literalTokens, skipsHashLine, tokenize } from './c-like-tokens';
 import type { Check, SplitSite, SplitTest } from './split-test';
 
 /**
@@ -183,16 +183,7 @@ const LITERAL_NAMES = new Set([
 ]);
 
 /** Whether tokens make an expected expression: literals and LITERAL_NAMES, nothing of the program's. */
-function isLiteral(tokens: readonly Token[]): boolean {
-  return (
-    tokens.length > 0 &&
-    tokens.every(({ text }) =>
-      /^[A-Za-z_]/.test(text)
-        ? LITERAL_NAMES.has(text)
-        : !['=', ':=', ';', '.', '*', '&', '<-', '++', '--', '`', '#define'].includes(text),
-    )
-  );
-}
+const isLiteral = literalTokens(LITERAL_NAMES, ['=', ';', '.', '*', '&', '<-', '++', '--', '`', '#define']);
 
 function holds(site: GoSite, actual: string, expected: string | undefined): Check {
   if (expected === undefined) return { holds: false, why: 'no expected value' };

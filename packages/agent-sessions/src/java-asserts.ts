@@ -1,5 +1,5 @@
 import { type AssertStatement, assertStatements, statementPlace, withReports } from './assert-statements';
-import { type Token, callOnLiterals, enclosed, topLevel } from './c-like-tokens';
+import { type Token, callOnLiterals, enclosed, literalTokens, topLevel } from './c-like-tokens';
 import type { Check, SplitTest } from './split-test';
 
 /**
@@ -183,16 +183,11 @@ function equalsCall(term: readonly Token[]): { receiver: Token[]; argument: Toke
 }
 
 /** Whether tokens make an expected expression: literals and LITERAL_NAMES, nothing of the program's. */
-function isLiteral(tokens: readonly Token[]): boolean {
-  return (
-    tokens.length > 0 &&
-    tokens.every(({ text }) =>
-      /^[A-Za-z_$]/.test(text)
-        ? LITERAL_NAMES.has(text)
-        : !['=', '++', '--', '+=', '-=', '->', '::', '@', '['].includes(text),
-    )
-  );
-}
+const isLiteral = literalTokens(
+  LITERAL_NAMES,
+  ['=', '++', '--', '+=', '-=', '->', '::', '@', '['],
+  /^[A-Za-z_$]/,
+);
 
 /** A number as the serialiser tags it: its boxed type's letter, then its value. */
 const NUMBER = /^([BSICJFD])(-?(?:\d+(?:\.\d+)?(?:E-?\d+)?|Infinity|NaN))$/;

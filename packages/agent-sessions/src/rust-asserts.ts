@@ -1,5 +1,14 @@
 import { type AssertStatement, assertStatements, statementPlace, withReports } from './assert-statements';
-import { type Token, callOnLiterals, enclosed, skipsHashLine, tokenize, topLevel } from './c-like-tokens';
+import {
+  type Token,
+  callOnLiterals,
+  closingBracket,
+  enclosed,
+  literalTokens,
+  skipsHashLine,
+  tokenize,
+  topLevel,
+} from './c-like-tokens';
 import type { Check, SplitTest } from './split-test';
 
 /**
@@ -146,27 +155,25 @@ const LITERAL_NAMES = new Set([
 ]);
 
 /** Whether tokens make an expected expression: literals and LITERAL_NAMES, nothing of the program's. */
-function isLiteral(tokens: readonly Token[]): boolean {
-  return (
-    tokens.length > 0 &&
-    tokens.every(({ text }) =>
-      /^[A-Za-z_]/.test(text)
-        ? LITERAL_NAMES.has(text)
-        : !['=', ';', '?', '|', '||', '&&', '..', '#define', '+=', '-=', '*=', '/='].includes(text),
-    )
-  );
-}
+const isLiteral = literalTokens(LITERAL_NAMES, [
+  '=',
+  ';',
+  '?',
+  '|',
+  '||',
+  '&&',
+  '..',
+  '#define',
+  '+=',
+  '-=',
+  '*=',
+  '/=',
+]);
 
 function siteAt(code: string, tokens: readonly Token[], at: number): RustSite | undefined {
   const macro = (tokens[at] as Token).text;
   if (tokens[at + 1]?.text !== '!' || tokens[at + 2]?.text !== '(') return undefined;
-  let depth = 0;
-  let close = at + 2;
-  for (; close < tokens.length; close++) {
-    const text = (tokens[close] as Token).text;
-    if ('([{'.includes(text)) depth++;
-    else if (')]}'.includes(text) && --depth === 0) break;
-  }
+  const close = closingBracket(tokens, at + 2);
   if (close >= tokens.length || tokens[close + 1]?.text !== ';') return undefined;
   let inner = tokens.slice(at + 3, close);
   if (inner.at(-1)?.text === ',') inner = inner.slice(0, -1);

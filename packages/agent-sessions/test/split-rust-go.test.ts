@@ -115,9 +115,17 @@ function run(language: 'rust' | 'go_test', code: string, split?: SplitTest): str
   const stdout = execFileSync('go', ['test', 'main_test.go'], {
     cwd: dir,
     encoding: 'utf8',
-    env: { ...process.env, GO111MODULE: 'off', GOCACHE: join(dir, '.cache') },
+    env: { ...process.env, GO111MODULE: 'off', GOCACHE: goCache() },
   });
   return split?.reportFile === undefined ? stdout : readFileSync(join(dir, split.reportFile), 'utf8');
+}
+
+/** One Go build cache for this file's runs: the standard library compiles once. */
+let goCacheDir: string | undefined;
+function goCache(): string {
+  goCacheDir ??= mkdtempSync(join(tmpdir(), 'fusebox-split-gocache-'));
+  if (!dirs.includes(goCacheDir)) dirs.push(goCacheDir);
+  return goCacheDir;
 }
 
 /** Each site's verdict from the host: the model's program's report against the expected program's. */
