@@ -25,21 +25,30 @@ export interface RetrieveCall {
  *
  * What can be lost (docs/failure-modes.md): the records still in memory when the process is killed without
  * closing (SIGKILL, a crash, the machine's power), at most `buffer` and in practice those of the last few
- * milliseconds; and the records whose commit fails after their answer (the database went away), which are
- * logged with their count. Before-answer recording would have refused those calls with 503 instead.
+ * milliseconds; and the records whose commit fails after their answer (the database went away), each logged.
+ * After such a failure, calls are recorded before their answers again (a database that cannot take the record
+ * makes the call a 503, as it did before) until a commit succeeds.
  */
 export class RetrieveCallRecorder {
   readonly #inserts: GroupCommit<RetrieveCall, undefined>;
   readonly #buffer: number;
   readonly #onLost: (error: unknown) => void;
   #waiting = 0;
+  /** False since a commit failed, until one succeeds: meanwhile every call waits for its own record. */
+  #committing = true;
 
   constructor(prisma: PrismaClient, options: { buffer: number; onLost: (error: unknown) => void }) {
     this.#buffer = options.buffer;
     this.#onLost = options.onLost;
     this.#inserts = new GroupCommit(
       async (calls) => {
-        await prisma.retrievalCall.createMany({ data: calls.map(callRow) });
+        try {
+          await prisma.retrievalCall.createMany({ data: calls.map(callRow) });
+        } catch (error) {
+          if (isDatabaseUnavailable(error)) this.#committing = false;
+          throw error;
+        }
+        this.#committing = true;
         return calls.map(() => undefined);
       },
       { failsEveryItem: isDatabaseUnavailable },
@@ -56,7 +65,7 @@ export class RetrieveCallRecorder {
    * record is committed (rejecting with the database's error if it cannot be).
    */
   async record(call: RetrieveCall): Promise<void> {
-    if (this.#waiting >= this.#buffer) return this.#inserts.submit(call);
+    if (this.#waiting >= this.#buffer || !this.#committing) return this.#inserts.submit(call);
     this.#waiting += 1;
     void this.#inserts
       .submit(call)

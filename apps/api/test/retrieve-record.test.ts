@@ -34,9 +34,9 @@ describe('/retrieve call records, committed off the answer’s path', () => {
     await database?.drop();
   });
 
-  async function server(buffer: number) {
+  async function server(buffer: number, prisma = opened.prisma) {
     const env = readEnv({ ...database.env, FUSEBOX_RETRIEVE_RECORD_BUFFER: String(buffer) });
-    const app = await buildServer({ env, prisma: opened.prisma, startedAt: new Date() });
+    const app = await buildServer({ env, prisma, startedAt: new Date() });
     await app.ready();
     const search = (query: string) =>
       app.inject({ method: 'POST', url: '/retrieve', payload: { queries: [query], topk: 1 } });
@@ -112,5 +112,29 @@ describe('/retrieve call records, committed off the answer’s path', () => {
     expect(await answer).toBe(200);
     expect(await recorded(['norway recorded first'])).toEqual(['norway recorded first']);
     await app.close();
+  });
+
+  it('after a record is lost to a database that does not answer, records before answering until one commits', async () => {
+    // Statements give up after 300 ms here, so a locked table reads as a database that does not answer.
+    const impatient = await database.open({ statementTimeoutMs: 300 });
+    const { app, search } = await server(16, impatient.prisma);
+    try {
+      const lost = 'norway lost record';
+      let refused: number | undefined;
+      await withCallsLocked(async () => {
+        // Answered at once; its record then times out.
+        expect((await search(lost)).statusCode).toBe(200);
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        // Now the call waits for its own record, which cannot be written: 503, not an answer left unrecorded.
+        refused = (await search('norway while down')).statusCode;
+      });
+      expect(refused).toBe(503);
+      expect((await search('norway back')).statusCode).toBe(200);
+      // Recorded before its answer: there now.
+      expect(await recorded([lost, 'norway while down', 'norway back'])).toEqual(['norway back']);
+    } finally {
+      await app.close();
+      await impatient.close();
+    }
   });
 });
