@@ -258,7 +258,10 @@ ${JAVA_CLASS}        java.io.PrintStream original = System.out;
     let mut all: Vec<u8> = Vec::new();
     if let Ok(entries) = std::fs::read_dir(".") {
         for entry in entries.flatten() {
-            if let Ok(bytes) = std::fs::read(entry.path()) { all.extend(bytes); }
+            let path = entry.path();
+            if path.extension().map_or(false, |ext| ext == "rs") {
+                if let Ok(bytes) = std::fs::read(&path) { all.extend(bytes); }
+            }
         }
     }
     all.push(b' ');
@@ -300,10 +303,13 @@ ${JAVA_CLASS}        java.io.PrintStream original = System.out;
     unsplit: GO_TEST('\tif candidate(0) == -1 {\n\t\tt.Fatal("no")\n\t}\n'),
     right: `${GO_HEADER()}func secret(n int) int {\n    return n*141093474 + 3\n}\n`,
     wrong: `${GO_HEADER()}func secret(n int) int {\n    return n*141093474 + 4\n}\n`,
-    readsSource: `${GO_HEADER('os', 'regexp', 'strconv')}func secret(n int) int {
+    readsSource: `${GO_HEADER('os', 'regexp', 'strconv', 'strings')}func secret(n int) int {
     all := ""
     entries, _ := os.ReadDir(".")
     for _, entry := range entries {
+        if !strings.HasSuffix(entry.Name(), ".go") {
+            continue
+        }
         if bytes, err := os.ReadFile(entry.Name()); err == nil {
             all += string(bytes)
         }
