@@ -48,19 +48,38 @@ test('executions are listed newest first, filter by status, and open with code, 
   await expect(page.locator('section[role="alert"]')).toContainText('Execution not found');
 });
 
-test('new executions appear at the top of the list while it is open, without a reload', async ({
+test('new executions appear at the top of the list while it is open, over SSE and without polling', async ({
   page,
   request,
 }) => {
+  const lists: number[] = [];
+  const streams: string[] = [];
+  page.on('request', (sent) => {
+    if (sent.url().includes('executions.list')) lists.push(Date.now());
+    if (sent.url().includes('executions.changes')) streams.push(sent.url());
+  });
   await page.goto('/executions?status=Failed');
   const rows = page.getByRole('list', { name: 'executions' }).getByRole('listitem');
   await expect(rows.first()).toBeVisible();
+  await page.evaluate(() => ((window as { kept?: boolean }).kept = true));
   const before = await rows.count();
+  expect(streams.length).toBeGreaterThan(0);
+
+  // Six seconds in which nothing is recorded (a row is written when its run ends): the 2-second poll this
+  // replaced asked for the list at least twice in them; the live list asks only after a change.
+  const quietFrom = Date.now();
+  const slow = await request.post(`${API_URL}/run_code`, {
+    data: { code: 'import time\ntime.sleep(6)', language: 'python', run_timeout: 20 },
+  });
+  expect(await slow.json()).toMatchObject({ status: 'Success' });
+  expect(lists.filter((at) => at > quietFrom).length).toBeLessThanOrEqual(1);
+
   const failed = await request.post(`${API_URL}/run_code`, {
     data: { code: 'raise SystemExit(5)', language: 'python' },
   });
   expect(await failed.json()).toMatchObject({ status: 'Failed' });
   await expect(rows).toHaveCount(before + 1);
+  expect(await page.evaluate(() => (window as { kept?: boolean }).kept)).toBe(true);
   await rows.first().getByRole('link').first().click();
   await expect(page.getByLabel('code', { exact: true })).toContainText('raise SystemExit(5)');
 });

@@ -85,3 +85,28 @@ test("a long session's page shows a page of actions at a time, and a long action
   await expect(timeline.getByRole('listitem', { name: 'action 52' })).toContainText('52000');
   await expect(page.getByRole('listitem', { name: 'more actions' })).toHaveCount(0);
 });
+
+test('a new session appears at the top of the open list over SSE, without a reload', async ({
+  page,
+  request,
+}) => {
+  const streams: string[] = [];
+  page.on('request', (sent) => {
+    if (sent.url().includes('sessions.changes')) streams.push(sent.url());
+  });
+  await page.goto('/sessions');
+  const rows = page.getByRole('list', { name: 'sessions' }).getByRole('listitem');
+  await expect(rows.first()).toBeVisible();
+  await page.evaluate(() => ((window as { kept?: boolean }).kept = true));
+  expect(streams.length).toBeGreaterThan(0);
+
+  const started = await request.post(`${API_URL}/start_instance`, {
+    data: { instance_hash: ADD_TWO_NUMBERS },
+  });
+  const { sid } = (await started.json()) as { sid: string };
+  await expect(rows.first()).toContainText(sid);
+  // A change to a listed session (its first action) shows too.
+  await request.post(`${API_URL}/process_action`, { data: { sid, content: '```python\nprint(1)\n```' } });
+  await expect(rows.first().locator('span').nth(3)).toHaveText('1');
+  expect(await page.evaluate(() => (window as { kept?: boolean }).kept)).toBe(true);
+});

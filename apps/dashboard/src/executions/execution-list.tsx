@@ -8,8 +8,10 @@ import { type ApiAddress, FirstExecution } from '~/components/first-execution';
 import { useQueryParams } from '~/components/use-query-params';
 import { InfiniteList } from '~/components/infinite-list';
 import { formatMs, formatTime } from '~/components/format';
-import { liveWhileOnFirstPage } from '~/components/live-first-page';
+import { liveOnFirstPage } from '~/components/live-first-page';
+import { useRefetchOnChange } from '~/components/use-refetch-on-change';
 import { useTRPC } from '~/trpc/client';
+import { useSubscription } from '@trpc/tanstack-react-query';
 import type { AppRouter } from '@fusebox/api-router';
 import type { inferRouterInputs } from '@trpc/server';
 
@@ -62,8 +64,12 @@ export function ExecutionList({ api }: { api: ApiAddress }) {
       },
       { getNextPageParam: (page) => page.nextCursor },
     ),
-    refetchInterval: liveWhileOnFirstPage,
   });
+  // New executions arrive over SSE (executions.changes) while only the first page is loaded; no polling.
+  const live = useSubscription(
+    trpc.executions.changes.subscriptionOptions(undefined, { enabled: liveOnFirstPage(list.data) }),
+  );
+  useRefetchOnChange(live.data?.id, [trpc.executions.list.pathKey()]);
   const filtered = Boolean(status || language || session || from || to);
   return (
     <>

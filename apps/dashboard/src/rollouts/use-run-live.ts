@@ -1,8 +1,7 @@
 'use client';
 
-import { useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
-import { useEffect, useRef } from 'react';
+import { useRefetchOnChange } from '~/components/use-refetch-on-change';
 import { useTRPC } from '~/trpc/client';
 
 /**
@@ -12,17 +11,6 @@ import { useTRPC } from '~/trpc/client';
  */
 export function useRunLive(runId: string): void {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const live = useSubscription(trpc.rolloutAnalysis.runChanges.subscriptionOptions({ runId }));
-  const version = live.data?.id;
-  const seen = useRef<string | null>(null);
-  useEffect(() => {
-    if (version === undefined) return;
-    const first = seen.current === null;
-    seen.current = version;
-    // The first event is what the page was rendered with.
-    if (first) return;
-    void queryClient.invalidateQueries({ queryKey: trpc.rollouts.pathKey() });
-    void queryClient.invalidateQueries({ queryKey: trpc.rolloutAnalysis.pathKey() });
-  }, [version, queryClient, trpc]);
+  useRefetchOnChange(live.data?.id, [trpc.rollouts.pathKey(), trpc.rolloutAnalysis.pathKey()]);
 }

@@ -7,8 +7,10 @@ import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
 import { useQueryParams } from '~/components/use-query-params';
 import { InfiniteList } from '~/components/infinite-list';
 import { formatScore, formatTime } from '~/components/format';
-import { liveWhileOnFirstPage } from '~/components/live-first-page';
+import { liveOnFirstPage } from '~/components/live-first-page';
+import { useRefetchOnChange } from '~/components/use-refetch-on-change';
 import { useTRPC } from '~/trpc/client';
+import { useSubscription } from '@trpc/tanstack-react-query';
 
 const STATES = ['active', 'postprocessed', 'expired'] as const;
 
@@ -27,8 +29,12 @@ export function SessionList() {
       { limit: 100, ...(state ? { state } : {}), ...(errors ? { hasErrors: errors === 'yes' } : {}) },
       { getNextPageParam: (page) => page.nextCursor },
     ),
-    refetchInterval: liveWhileOnFirstPage,
   });
+  // New sessions arrive over SSE (sessions.changes) while only the first page is loaded; no polling.
+  const live = useSubscription(
+    trpc.sessions.changes.subscriptionOptions(undefined, { enabled: liveOnFirstPage(list.data) }),
+  );
+  useRefetchOnChange(live.data?.id, [trpc.sessions.list.pathKey()]);
   return (
     <>
       <form className="filter-bar" aria-label="filters" onSubmit={(event) => event.preventDefault()}>

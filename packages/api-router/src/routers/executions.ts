@@ -2,6 +2,7 @@ import { TRPCError, type TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { MAX_EPOCH_MS, epochMs } from '@fusebox/db/bounded-numbers';
 import { publicProcedure } from '../init';
+import { watchChanges } from '../watch-changes';
 import { SIGKILL_EXIT } from '../load-history';
 import { toolCallExecutions, toolCallInput } from '../tool-call-executions';
 
@@ -46,6 +47,25 @@ const listInput = z.object({
 
 /** Executions from every door (/run_code, /run_jupyter, sessions), newest first. */
 export const executionsRouter = {
+  /**
+   * Over SSE, the newest recorded execution's id (a UUIDv7, taken when the row is recorded, so a new row
+   * changes it whenever it was requested), read through the primary key every FUSEBOX_DASHBOARD_LIVE_INTERVAL_MS
+   * and sent when it changes: the list refetches on each event instead of polling.
+   */
+  changes: publicProcedure.subscription(async function* ({ ctx, signal }) {
+    yield* watchChanges(
+      async () => {
+        const newest = await ctx.prisma.execution.findFirst({
+          orderBy: { id: 'desc' },
+          select: { id: true },
+        });
+        return { version: newest?.id ?? '', value: { newest: newest?.id ?? null } };
+      },
+      ctx.limits.liveIntervalMs,
+      signal,
+    );
+  }),
+
   list: publicProcedure.input(listInput).query(async ({ ctx, input }) => {
     const [cursorMs, cursorId] = input.cursor ? input.cursor.split(':') : [];
     const cursorAt = cursorMs ? new Date(Number(cursorMs)) : undefined;

@@ -1,7 +1,6 @@
 import { Prisma } from '@fusebox/db/prisma';
 import { pgInt } from '@fusebox/db/bounded-numbers';
-import { TRPCError, type TRPCRouterRecord, tracked } from '@trpc/server';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { TRPCError, type TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import {
   metricSql,
@@ -11,6 +10,7 @@ import {
   sampleWhere,
 } from '@fusebox/rollouts';
 import { publicProcedure } from '../init';
+import { watchChanges } from '../watch-changes';
 import { assertRun } from './rollouts';
 
 /** Samples per export page: whole texts travel, so pages are smaller than the list's. */
@@ -47,21 +47,19 @@ export const rolloutAnalysisRouter = {
     signal,
   }) {
     await assertRun(ctx, input.runId);
-    let last = '';
-    while (!signal?.aborted) {
-      const [progress] = await ctx.prisma.$queryRaw<
-        { steps: number; samples: number; lastStep: number | null }[]
-      >`
-        SELECT count(*)::int AS "steps", coalesce(sum("lines_read" - "lines_rejected"), 0)::int AS "samples",
-          max("step") AS "lastStep"
-        FROM "rollout_file" WHERE "run_id" = ${input.runId}::uuid`;
-      const version = `${progress!.steps}:${progress!.samples}:${progress!.lastStep}`;
-      if (version !== last) {
-        last = version;
-        yield tracked(version, progress!);
-      }
-      await sleep(ctx.limits.liveIntervalMs, undefined, { signal }).catch(() => undefined);
-    }
+    yield* watchChanges(
+      async () => {
+        const [progress] = await ctx.prisma.$queryRaw<
+          { steps: number; samples: number; lastStep: number | null }[]
+        >`
+          SELECT count(*)::int AS "steps", coalesce(sum("lines_read" - "lines_rejected"), 0)::int AS "samples",
+            max("step") AS "lastStep"
+          FROM "rollout_file" WHERE "run_id" = ${input.runId}::uuid`;
+        return { version: `${progress!.steps}:${progress!.samples}:${progress!.lastStep}`, value: progress! };
+      },
+      ctx.limits.liveIntervalMs,
+      signal,
+    );
   }),
 
   /**

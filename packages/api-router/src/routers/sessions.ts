@@ -6,6 +6,10 @@ import { epochDate, pgInt } from '@fusebox/db/bounded-numbers';
 import { publicProcedure } from '../init';
 import type { RouterContext } from '../router-context';
 import { readSessionActions } from '../session-actions';
+import { watchChanges } from '../watch-changes';
+
+/** Sessions whose changes the live list follows: its first page (the dashboard asks for 100). */
+const LIVE_SESSIONS = 200;
 
 /** A sid: 1 to 20 digits as stored (`session.id` is a varchar(20)). */
 const sessionId = z.string().min(1).max(20);
@@ -48,6 +52,26 @@ const sessionSummary = {
 
 /** Agent sessions (/start_instance … /compute_reward): newest first, and one with everything it did. */
 export const sessionsRouter = {
+  /**
+   * Over SSE, a digest of the newest sessions (the list's first page: ids and last updates, under the index on
+   * created_at), read every FUSEBOX_DASHBOARD_LIVE_INTERVAL_MS and sent when it changes: a new session, or an
+   * action, error, reward or end of one on the first page, refetches the list instead of a poll.
+   */
+  changes: publicProcedure.subscription(async function* ({ ctx, signal }) {
+    yield* watchChanges(
+      async () => {
+        const [digest] = await ctx.prisma.$queryRaw<{ version: string | null }[]>`
+          SELECT md5(string_agg("id" || ':' || "updated_at"::text, ',')) AS "version"
+          FROM (SELECT "id", "updated_at" FROM "session" ORDER BY "created_at" DESC, "id" DESC
+            LIMIT ${LIVE_SESSIONS}) newest`;
+        const version = digest?.version ?? '';
+        return { version, value: { version } };
+      },
+      ctx.limits.liveIntervalMs,
+      signal,
+    );
+  }),
+
   list: publicProcedure.input(listInput).query(async ({ ctx, input }) => {
     const rows = await ctx.prisma.session.findMany({
       where: {
