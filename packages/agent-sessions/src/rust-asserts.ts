@@ -26,7 +26,8 @@ import type { Check, SplitTest } from './split-test';
  * takes the actual's type in the test, which the expected program cannot see, so it evaluates EXPECTED twice,
  * once with its unsuffixed integers as i128 and floats as f64 and once with floats as f32, and a site holds
  * when the actual's text is either (a float's text names its width, so only the one of the actual's width can
- * match). What the host does not see is the type itself: an actual whose type would not compile against the
+ * match; a value mixing f32 and f64, as `(f32, f64)`, matches neither and fails, a test this does not judge
+ * right). What the host does not see is the type itself: an actual whose type would not compile against the
  * literal (an empty `Vec<String>` against `Vec::<isize>::new()`) is judged by its value. The expected program
  * holds only the test's literals and runs in its own sandbox; the model's program holds only the actual
  * expressions.
