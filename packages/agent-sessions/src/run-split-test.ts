@@ -8,6 +8,7 @@ import { splitGoTest } from './go-asserts';
 import { splitJavaTest } from './java-asserts';
 import { splitJavaScriptTest } from './javascript-asserts';
 import { splitLuaTest } from './lua-asserts';
+import { splitPerlTest } from './perl-asserts';
 import { programRequest } from './program-request';
 import { splitRTest } from './r-asserts';
 import { splitRubyTest } from './ruby-asserts';
@@ -54,6 +55,8 @@ function splitIn(language: string, testCode: string): SplitTest | undefined {
       return splitLuaTest(testCode);
     case 'R':
       return splitRTest(testCode);
+    case 'perl':
+      return splitPerlTest(testCode);
     case 'bash':
       return splitBashTest(testCode);
     default:

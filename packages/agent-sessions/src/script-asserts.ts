@@ -20,6 +20,8 @@ export interface ScriptSite extends SplitSite {
 export interface LineRole {
   letter: string;
   site?: { actual: string; expected: string };
+  /** What the line becomes in the model's program, when not itself (Perl's lines of an assert's `else`). */
+  becomes?: string;
 }
 
 export interface ScriptLines {
@@ -51,7 +53,7 @@ export function scriptLines(
     const found = role(line);
     if (found === undefined) return undefined;
     letters += found.letter;
-    if (found.site === undefined) lines.push({ text });
+    if (found.site === undefined) lines.push({ text: found.becomes ?? text });
     else {
       lines.push({ text, site: sites.length });
       sites.push({ line: index + 1, source: line, ...found.site });

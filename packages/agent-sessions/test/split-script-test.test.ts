@@ -6,20 +6,22 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readReports } from '../src/assert-reports';
 import { splitBashTest } from '../src/bash-asserts';
 import { splitLuaTest } from '../src/lua-asserts';
+import { splitPerlTest } from '../src/perl-asserts';
 import { splitRTest } from '../src/r-asserts';
 import { splitRubyTest } from '../src/ruby-asserts';
 import type { SplitTest } from '../src/split-test';
 
-// The split of Ruby, Lua, R and bash tests (script-asserts.ts and one file a language). Each serialiser must
+// The split of Ruby, Lua, R, Perl and bash tests (script-asserts.ts and one file a language). Each serialiser must
 // print equal text exactly when the language's own comparison holds: every pair below is judged twice by the
-// real interpreter, once by its own comparison (Test::Unit's `==`, luaunit's assertEquals, R's identical, bash's
-// `[[ = ]]`) and once through the split's two programs, and the verdicts must agree. The end-to-end verdicts,
+// real interpreter, once by its own comparison (Test::Unit's `==`, luaunit's assertEquals, R's identical, Test::Deep's
+// eq_deeply, bash's `[[ = ]]`) and once through the split's two programs, and the verdicts must agree. The end-to-end verdicts,
 // in sandboxes and against hostile solutions, are in apps/api/test/hostile/split-verdict-{forgery,conformance}.
 
 const SPLITTERS: Record<string, (test: string) => SplitTest | undefined> = {
   ruby: splitRubyTest,
   lua: splitLuaTest,
   R: splitRTest,
+  perl: splitPerlTest,
   bash: splitBashTest,
 };
 const splitTest = (language: string, test: string) => SPLITTERS[language]?.(test);
@@ -162,6 +164,38 @@ const LANGUAGES: Language[] = [
       ['Inf', 'Inf', true],
     ],
   },
+  {
+    language: 'perl',
+    command: 'perl',
+    extension: '.pl',
+    test: (expected) =>
+      `use Test::Deep;\n\n\nsub testhumaneval {\n    my $candidate = \\&f;\n${expected.map((e, i) => `        if(eq_deeply($candidate->(${i}),${e})) {\n        print "ok!" }else{\n        exit 1;\n        }\n`).join('')}}\n\ntesthumaneval();\n`,
+    solution: (actual) =>
+      `sub f {\n    my ($n) = @_;\n${actual.map((a, i) => `    return ${a} if $n == ${i};\n`).join('')}}`,
+    ownVerdicts: (pairs) =>
+      `use Test::Deep;\n${pairs.map(([a, e]) => `print eq_deeply(${a}, ${e}) ? "true\\n" : "false\\n";\n`).join('')}`,
+    pairs: [
+      ['1', '1.0', true],
+      ['0.1 + 0.2', '0.3', true],
+      ['"1.0"', '1', false],
+      ['[1, [2]]', '[1.0, [2.0]]', true],
+      ['[1, 2]', '[2, 1]', false],
+      ['{a => 1, b => [2]}', '{"b" => [2], "a" => 1}', true],
+      ['{a => 1}', '{a => 1, b => undef}', false],
+      ['undef', '""', false],
+      ['undef', 'undef', true],
+      ['"x\\n"', '"x"', false],
+      ['chr(233)', '"\\x{e9}"', true],
+      ['"\\xc3\\xa9"', '"\\x{e9}"', false],
+      ['!!1', '1', true],
+      ['!!0', '""', true],
+      ['1e20', '100000000000000000000', true],
+      ['2**53 + 1', '9007199254740993', false],
+      ['[]', '{}', false],
+      ['bless([], "X")', '[]', false],
+      ["[split(' ', '(()()) ((()))')]", '["(()())", "((()))"]', true],
+    ],
+  },
 ];
 
 /** Runs both programs of a split and the language's own comparisons; returns [split's verdicts, own verdicts]. */
@@ -208,7 +242,9 @@ describe.each(LANGUAGES.map((l) => [l.language, l] as const))('%s', (_language, 
     const program = split?.expectedProgram ?? '';
     expect(run(l.command, l.extension, program)).toContain('fusebox-report 0 ');
     // No literal the splitter accepts makes such a value: the expected program is edited to hold one.
-    const unknown = { ruby: 'Object.new', lua: 'print', R: 'function() 1' }[l.language] as string;
+    const unknown = { ruby: 'Object.new', lua: 'print', R: 'function() 1', perl: 'sub { 1 }' }[
+      l.language
+    ] as string;
     expect(program).toContain('(424242)');
     expect(() => run(l.command, l.extension, program.replace('(424242)', `(${unknown})`))).toThrow();
   });
@@ -220,6 +256,8 @@ const lua = (line: string, extra = '') =>
   `lu = require('luaunit')\n\nfunction test_humaneval()\nlocal candidate = f\n${extra}    ${line}\nend\n\nos.exit(lu.LuaUnit.run())\n`;
 const r = (line: string, extra = '') =>
   `test_humaneval <- function() {\n    candidate <- f\n${extra}    ${line}\n}\ntest_humaneval()\n`;
+const perl = (line: string, extra = '') =>
+  `use Test::Deep;\n\nsub testhumaneval {\n    my $candidate = \\&f;\n${extra}        ${line}\n        print "ok!" }else{\n        exit 1;\n        }\n}\n\ntesthumaneval();\n`;
 const bash = (line: string, extra = '') =>
   `}\n\ncandidate() {\n    f "$@"\n}\n\nset -e\nrun_test() {\n${extra}    ${line}\n}\n\nrun_test\n`;
 
@@ -230,6 +268,7 @@ describe('what is split and what keeps the marker path', () => {
     ['lua', lua('lu.assertEquals(candidate({1, "a"}, {["b"] = -2}), {["x"] = {1.5, true, nil}})')],
     ['R', r("if(!identical(candidate(c(1, 2), list('a' = 'b')), list('x' = c(1L, NA))) ){quit('no', 1)}")],
     ['R', r('if(!identical(candidate(1), TRUE)){quit(save = "no", status = 1)}')],
+    ['perl', perl('if(eq_deeply($candidate->([1, "a"], {b => -2}),{"x" => [1.5, undef, \'y\']})) {')],
     ['bash', bash('[[ $(candidate "1 2" \'x\' 3) = "a b" ]]')],
     ['bash', bash("[[ $(candidate) == '' ]]")],
   ])('%s: splits %j', (language, test) => {
@@ -272,6 +311,19 @@ describe('what is split and what keeps the marker path', () => {
     ['R', r("if(!identical(round(candidate(1)), 3)){quit('no', 1)}")],
     ['R', r("if(!identical(candidate(1), T)){quit('no', 1)}")],
     ['R', r("if(!identical(candidate(1), 3) || TRUE){quit('no', 1)}")],
+    ['perl', perl('if(eq_deeply($candidate->(1),3)) {', '    die "no" unless defined &f;\n')],
+    ['perl', perl('if(eq_deeply($candidate->(1),"$x")) {')],
+    ['perl', perl('if(eq_deeply($candidate->(1),"a@b")) {')],
+    ['perl', perl('if(eq_deeply($candidate->(1) + 1,4)) {')],
+    ['perl', perl('if(eq_deeply($candidate->(1),3) || 1) {')],
+    ['perl', perl('if(eq_deeply($candidate->(1),3)) {').replace('exit 1;', 'exit 0;')],
+    [
+      'perl',
+      perl('if(eq_deeply($candidate->(1),3)) {').replace(
+        'use Test::Deep;',
+        'use Test::Deep;\nBEGIN { $SIG{__DIE__} = sub { exit 0 } }',
+      ),
+    ],
     ['bash', bash('[[ $(candidate 1) = "3" ]]', '    [[ -n "$HOME" ]] || exit 1\n')],
     ['bash', bash('[[ $(candidate 1) = 3* ]]')],
     ['bash', bash('[[ $(candidate 1) = "$x" ]]')],
