@@ -3,7 +3,7 @@ import { useRewardSessions } from './reward-episodes';
 
 // Conformance of split assert tests (packages/agent-sessions/src/split-test.ts) on real problems: HumanEval/0
 // (has_close_elements, booleans over float lists) and HumanEval/1 (separate_paren_groups, lists of strings), with
-// their tests as MultiPL-E writes them in Node, TypeScript, C++, Java, Rust, Go (`go test`), Ruby, Lua, R and bash.
+// their tests as MultiPL-E writes them in Node, TypeScript, C++, Java, Rust, Go (`go test`), Ruby, Lua, R, Perl and bash.
 // A right solution scores 1 and a wrong one 0, and both verdicts are the host's (no `trusted: false`): the split must neither reject right answers nor
 // let wrong ones through.
 
@@ -75,7 +75,7 @@ const goValue = (value: unknown): string => {
   const items = value as unknown[];
   return `[]${typeof items[0] === 'string' ? 'string' : 'float64'}{${items.map(goValue).join(', ')}}`;
 };
-/** A Ruby, Lua or R literal: booleans as `yes`/`no`, floats with a point, strings quoted, a list by `list`. */
+/** A Ruby, Lua, R or Perl literal: booleans as `yes`/`no`, floats with a point, strings quoted, a list by `list`. */
 const scriptValue =
   (yes: string, no: string, list: (items: string[]) => string) =>
   (value: unknown): string => {
@@ -87,6 +87,7 @@ const scriptValue =
 const rubyValue = scriptValue('true', 'false', (items) => `[${items.join(', ')}]`);
 const luaValue = scriptValue('true', 'false', (items) => `{${items.join(', ')}}`);
 const rValue = scriptValue('TRUE', 'FALSE', (items) => `c(${items.join(', ')})`);
+const perlValue = scriptValue('1', '""', (items) => `[${items.join(', ')}]`);
 /** A bash word as MultiPL-E writes one: every value a quoted string, a list's items joined by spaces. */
 const bashValue = (value: unknown): string =>
   `"${Array.isArray(value) ? value.map((item) => (typeof item === 'number' ? float(item) : String(item))).join(' ') : typeof value === 'number' ? float(value) : String(value)}"`;
@@ -116,6 +117,8 @@ function multiplETest(language: string, problem: Problem): string {
       return `lu = require('luaunit')\n\nfunction test_humaneval()\nlocal candidate = ${name}\n${cases.map(([args, expected]) => `    lu.assertEquals(candidate(${args.map(luaValue).join(', ')}), ${luaValue(expected)})\n`).join('')}end\n\nos.exit(lu.LuaUnit.run())\n`;
     case 'R':
       return `test_humaneval <- function() {\n    candidate <- ${name}\n${cases.map(([args, expected]) => `    if(!identical(candidate(${args.map(rValue).join(', ')}), ${rValue(expected)})){quit('no', 1)}\n`).join('')}}\ntest_humaneval()\n`;
+    case 'perl':
+      return `use Test::Deep;\n\n\nsub testhumaneval {\n    my $candidate = \\&${name};\n${cases.map(([args, expected]) => `        if(eq_deeply($candidate->(${args.map(perlValue).join(', ')}),${perlValue(expected)})) {\n        print "ok!" }else{\n        exit 1;\n        }\n`).join('')}}\n\ntesthumaneval();\n`;
     case 'bash':
       return `}\n\ncandidate() {\n    ${name} "$@"\n}\n\nset -e\nrun_test() {\n${cases.map(([args, expected]) => `    [[ $(candidate ${args.map(bashValue).join(' ')}) = ${bashValue(expected)} ]]\n`).join('')}}\n\nrun_test\n`;
     default: {
@@ -254,6 +257,20 @@ const SOLUTIONS: Record<string, Record<string, { right: string; wrong: string }>
       right:
         "separate_paren_groups <- function(paren_string) {\n  groups <- c()\n  current <- ''\n  depth <- 0\n  for (c in strsplit(paren_string, '')[[1]]) {\n    if (c == ' ') next\n    current <- paste0(current, c)\n    depth <- depth + if (c == '(') 1 else -1\n    if (depth == 0) {\n      groups <- c(groups, current)\n      current <- ''\n    }\n  }\n  groups\n}",
       wrong: "separate_paren_groups <- function(paren_string) {\n  strsplit(paren_string, ' ')[[1]]\n}",
+    },
+  },
+  perl: {
+    has_close_elements: {
+      right:
+        'sub has_close_elements {\n    my ($numbers, $threshold) = @_;\n    for my $i (0 .. $#$numbers) {\n        for my $j ($i + 1 .. $#$numbers) {\n            return 1 if abs($numbers->[$i] - $numbers->[$j]) < $threshold;\n        }\n    }\n    return "";\n}',
+      wrong:
+        'sub has_close_elements {\n    my ($numbers, $threshold) = @_;\n    for my $i (0 .. $#$numbers) {\n        for my $j ($i + 1 .. $#$numbers) {\n            return 1 if abs($numbers->[$i] - $numbers->[$j]) < $threshold * 2;\n        }\n    }\n    return "";\n}',
+    },
+    separate_paren_groups: {
+      right:
+        "sub separate_paren_groups {\n    my ($paren_string) = @_;\n    my @groups;\n    my ($current, $depth) = ('', 0);\n    for my $c (split //, $paren_string) {\n        next if $c eq ' ';\n        $current .= $c;\n        $depth += $c eq '(' ? 1 : -1;\n        if ($depth == 0) { push @groups, $current; $current = ''; }\n    }\n    return [@groups];\n}",
+      wrong:
+        'sub separate_paren_groups {\n    my ($paren_string) = @_;\n    return [split / /, $paren_string];\n}',
     },
   },
   // MultiPL-E's bash prompts leave the function open: the test starts by closing it.

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type Episode, useRewardSessions } from './reward-episodes';
 
 // Class 5 of the trust boundary (issue 15), for assert tests outside Python: a Node, TypeScript, C++, Java, Rust,
-// Go (`go test`), Ruby, Lua, R or bash test in MultiPL-E's shape is split (packages/agent-sessions/src/
+// Go (`go test`), Ruby, Lua, R, Perl or bash test in MultiPL-E's shape is split (packages/agent-sessions/src/
 // split-test.ts). The model's program only reports what each assert's actual expression evaluated to; the
 // expected literals stay on the host (Node, TypeScript, bash) or in a separate sandbox (the others), which
 // compares. Every probe here is a wrong solution aimed at that split, sent through the real
@@ -98,7 +98,7 @@ const GO_HEADER = (...imports: string[]) =>
 const GO_TEST = (extra: string) =>
   `func TestSecret(t *testing.T) {\n  candidate := secret\n${extra}\ttype test struct {\n\t\tactual   interface{}\n\t\texpected interface{}\n\t}\n   tests := []test{\n     { actual: candidate(7), expected: 987654321 },\n     { actual: candidate(1), expected: 141093477 },\n   }\n\n\tfor i, tc := range tests {\n\t\tt.Run(fmt.Sprintf("test num % d", i), func(t *testing.T) {\n\t\t\tif fmt.Sprintf("%v", tc.actual) != fmt.Sprintf("%v", tc.expected) {\n\t\t\t\tt.Errorf("expected '%s', got '%s'", tc.expected, tc.actual)\n\t\t\t}\n\t\t})\n\t}\n}\n`;
 
-// MultiPL-E's Ruby, Lua, R and bash tests: a frame of lines around one assert a line. The unsplit forms add a line
+// MultiPL-E's Ruby, Lua, R, Perl and bash tests: a frame of lines around one assert a line. The unsplit forms add a line
 // the split refuses; Lua's also ends without os.exit, which would end the script before the marker prints.
 const RUBY_TEST = (extra: string) =>
   `require 'test/unit'\nclass TestHumanEval < Test::Unit::TestCase\n  def test_secret\n    candidate = method(:secret)\n${extra}    assert_equal(987654321, candidate.call(7))\n    assert_equal(141093477, candidate.call(1))\n  end\nend\n`;
@@ -106,6 +106,13 @@ const LUA_TEST = (extra: string, run: string) =>
   `lu = require('luaunit')\n\nfunction test_humaneval()\nlocal candidate = secret\n${extra}    lu.assertEquals(candidate(7), 987654321)\n    lu.assertEquals(candidate(1), 141093477)\nend\n\n${run}\n`;
 const R_TEST = (extra: string) =>
   `test_humaneval <- function() {\n    candidate <- secret\n${extra}    if(!identical(candidate(7), 987654321)){quit('no', 1)}\n    if(!identical(candidate(1), 141093477)){quit('no', 1)}\n}\ntest_humaneval()\n`;
+const PERL_TEST = (extra: string) =>
+  `use Test::Deep;\n\n\nsub testhumaneval {\n    my $candidate = \\&secret;\n${extra}${[7, 1]
+    .map(
+      (n) =>
+        `        if(eq_deeply($candidate->(${n}),${n === 7 ? 987654321 : 141093477})) {\n        print "ok!" }else{\n        exit 1;\n        }\n`,
+    )
+    .join('')}}\n\ntesthumaneval();\n`;
 // Whole functions here (MultiPL-E's prompts leave the function open, and its test closes it: both split).
 const BASH_TEST = (extra: string) =>
   `candidate() {\n    secret "$@"\n}\n\nset -e\nrun_test() {\n${extra}    [[ $(candidate "7") = "987654321" ]]\n    [[ $(candidate "1") = "141093477" ]]\n}\n\nrun_test\n`;
@@ -503,6 +510,42 @@ end`,
       {
         name: 'starts a process that prints the right reports after the harness wrote its own',
         solution: `secret() {\n    if [[ $1 == 7 ]]; then ( sleep 0.3; printf '${BASH_RIGHT_REPORTS}' ) > /proc/$$/fd/1 & fi\n    echo 0\n}`,
+      },
+    ],
+  },
+  {
+    language: 'perl',
+    test: PERL_TEST(''),
+    unsplit: PERL_TEST('    die "no candidate" unless defined &secret;\n'),
+    right: 'sub secret {\n    my ($n) = @_;\n    return $n * 141093474 + 3;\n}',
+    wrong: 'sub secret {\n    my ($n) = @_;\n    return $n * 141093474 + 4;\n}',
+    readsSource: `sub secret {
+    my ($n) = @_;
+    my $text = '';
+    for my $file ($0, glob('*')) { if (open(my $fh, '<', $file)) { local $/; $text .= <$fh>; } }
+    for my $x ($text =~ /\\b(\\d{9})\\b/g) {
+        return $x if $n == 7 && $x > 900000000;
+        return $x if $n == 1 && $x > 100000000 && $x < 200000000;
+    }
+    return 0;
+}`,
+    // The test's eq_deeply is main's, imported at compile time: the solution's code replaces it before it runs.
+    disablesChecks: "{ no warnings 'redefine'; *main::eq_deeply = sub { 1 }; }\nsub secret { return 0; }",
+    forgeries: [
+      {
+        name: 'prints a forged report for every site, then exits 0',
+        solution:
+          'sub secret {\n    my ($n) = @_;\n    $| = 1;\n    for my $site (0 .. 3) { print "\\nfusebox-report $site \\"$_\\"\\n" for (0, 1, $n); }\n    exit 0;\n}',
+      },
+      {
+        name: 'redefines the serialiser while the test runs',
+        solution:
+          "sub secret {\n    no warnings 'redefine';\n    *FuseboxReport::put = sub { '\"987654320\"' };\n    return 0;\n}",
+      },
+      {
+        name: 'forks a process that prints the right reports after the harness wrote its own',
+        solution:
+          'sub secret {\n    my ($n) = @_;\n    if ($n == 7 && !fork) { select(undef, undef, undef, 0.3); $| = 1; print "\\nfusebox-report 0 \\"987654321\\"\\nfusebox-report 1 \\"141093477\\"\\n"; exit 0; }\n    return 0;\n}',
       },
     ],
   },
