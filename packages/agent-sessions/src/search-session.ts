@@ -1,6 +1,6 @@
 import type { SearchSpec } from '@fusebox/tasks';
 import { z } from 'zod';
-import { computeQaScore, exactMatch, subExactMatch, tokenF1 } from '@fusebox/tools';
+import { computeQaScore, coverExactMatch, exactMatch, subExactMatch, tokenF1 } from '@fusebox/tools';
 import type { TestOutcome } from './reward-detail';
 import { searchTermsEarned } from './search-reward-terms';
 import {
@@ -153,6 +153,9 @@ function answerScore(spec: SearchSpec, actions: readonly { content: string }[]):
       break;
     case 'f1':
       reward = tokenF1(answer, spec.golden);
+      break;
+    case 'cover':
+      reward = coverExactMatch(answer, spec.golden);
       break;
   }
   const detail = `answer ${JSON.stringify(answer)}; golden ${JSON.stringify(spec.golden)}; ${spec.rule} ${reward}`;

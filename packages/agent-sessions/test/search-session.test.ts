@@ -110,6 +110,10 @@ describe("a search session's reward", () => {
     expect(scoreSearchSession({ ...spec, rule: 'f1' }, actions('\\boxed{Paris France}')).reward).toBeCloseTo(
       2 / 3,
     );
+    // R1-Searcher's cover exact match: every golden word among the answer's, in any order.
+    const cover = { ...spec, golden: ['Paris France'], rule: 'cover' as const };
+    expect(scoreSearchSession(cover, actions('<answer>France: Paris</answer>')).reward).toBe(1);
+    expect(scoreSearchSession(cover, actions('<answer>Paris</answer>')).reward).toBe(0);
   });
 
   it("applies verl's quarter score to an answer spammed in more than 10 tags, and 0 without an answer", () => {

@@ -5,9 +5,10 @@ import type { TaskRecordInput } from './task-record';
 /**
  * How a search task's final answer is scored against its golden answers, after SQuAD's normalisation: `em`
  * exact match (verl's search_r1_like_qa_em, the default), `subem` a golden answer contained in the answer,
- * `f1` HotpotQA's token F1 (a fraction).
+ * `f1` HotpotQA's token F1 (a fraction), `cover` every word of a golden answer among the answer's, in any order
+ * (R1-Searcher's cover exact match).
  */
-export const SEARCH_REWARD_RULES = ['em', 'subem', 'f1'] as const;
+export const SEARCH_REWARD_RULES = ['em', 'subem', 'f1', 'cover'] as const;
 export type SearchRewardRule = (typeof SEARCH_REWARD_RULES)[number];
 
 const term = z.number().min(0).max(10);

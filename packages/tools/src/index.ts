@@ -29,6 +29,7 @@ export {
   normalizeAnswer,
   type QaMatch,
   subExactMatch,
+  coverExactMatch,
   tokenF1,
 } from './qa-score';
 export { parseToolCalls, type ParsedToolCall, type ToolCallFormat } from './tool-call-parser';

@@ -55,6 +55,25 @@ export function subExactMatch(prediction: string, golden: string | readonly stri
 }
 
 /**
+ * 1 when every word of a golden answer is among the prediction's words, in any order, else 0: R1-Searcher's
+ * `cover_exact_match_score_1` (its evaluation's and reward server's "cover EM"). Its normalisation is SQuAD's
+ * after `_` becomes a space, and a prediction or answer of exactly `True`/`False` reads as `yes`/`no`.
+ *
+ * @example
+ * coverExactMatch('Obama, Barack', 'Barack Obama'); // 1
+ */
+export function coverExactMatch(prediction: string, golden: string | readonly string[]): 0 | 1 {
+  const words = new Set(coverWords(prediction));
+  return goldenList(golden).some((answer) => coverWords(answer).every((word) => words.has(word))) ? 1 : 0;
+}
+
+/** R1-Searcher's `normalize_answer(bool_mapping(text)).split(" ")`. */
+function coverWords(text: string): string[] {
+  const mapped = text === 'True' ? 'yes' : text === 'False' ? 'no' : text;
+  return normalizeAnswer(mapped.replaceAll('_', ' ')).split(' ');
+}
+
+/**
  * Token F1 between the prediction and the best golden answer, as HotpotQA's evaluation computes it: over
  * normalised words counted with repeats; a yes/no/noanswer on either side scores only if both are the same.
  *

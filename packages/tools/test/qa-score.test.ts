@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   computeQaScore,
+  coverExactMatch,
   exactMatch,
   extractAnswerTag,
   normalizeAnswer,
@@ -35,6 +36,11 @@ const CASES: { prediction: string; golden: string[] }[] = [
   { prediction: '<answer>Paris, France</answer>', golden: ['Paris'] },
   { prediction: '<answer>Paris</answer', golden: ['Paris'] },
   { prediction: '<answer>multi\nline</answer>', golden: ['multi line'] },
+  { prediction: 'Obama, Barack', golden: ['Barack Obama'] }, // cover: any order
+  { prediction: 'new_york city', golden: ['New York'] }, // cover: `_` is a space
+  { prediction: 'True', golden: ['yes'] }, // cover: True reads as yes
+  { prediction: 'true', golden: ['yes'] },
+  { prediction: 'the Barack', golden: ['Barack Obama'] },
 ];
 
 interface Reference {
@@ -42,6 +48,7 @@ interface Reference {
   em: number;
   subem: number;
   f1: number;
+  cover: number;
   answer: string | null;
   score_em: number;
   score_subem: number;
@@ -60,6 +67,7 @@ describe("QA scores, in parity with verl's search_r1_like_qa_em and HotpotQA's F
         normalized: normalizeAnswer(prediction),
         em: exactMatch(prediction, golden),
         subem: subExactMatch(prediction, golden),
+        cover: coverExactMatch(prediction, golden),
         answer: extractAnswerTag(prediction),
         score_em: computeQaScore(prediction, golden),
         score_subem: computeQaScore(prediction, golden, { match: 'subem' }),
@@ -67,6 +75,7 @@ describe("QA scores, in parity with verl's search_r1_like_qa_em and HotpotQA's F
         normalized: expected.normalized,
         em: expected.em,
         subem: expected.subem,
+        cover: expected.cover,
         answer: expected.answer,
         score_em: expected.score_em,
         score_subem: expected.score_subem,
@@ -83,6 +92,9 @@ describe("QA scores, in parity with verl's search_r1_like_qa_em and HotpotQA's F
     expect(tokenF1('new york city', 'new york')).toBe(0.8);
     expect(computeQaScore('<answer>Paris</answer>'.repeat(11), ['Paris'])).toBe(0.25);
     expect(computeQaScore('no tag', ['Paris'])).toBe(0);
+    expect(coverExactMatch('Obama, Barack', 'Barack Obama')).toBe(1);
+    expect(coverExactMatch('Barack', 'Barack Obama')).toBe(0);
+    expect(coverExactMatch('False', 'no')).toBe(1);
     expect(computeQaScore('<answer>Rome</answer>', ['Paris'], { formatScore: 0.1 })).toBe(0.1);
   });
 });

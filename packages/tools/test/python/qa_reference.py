@@ -16,6 +16,15 @@ def normalize(text):
     return " ".join(text.split())
 
 
+def cover(prediction, answer):
+    # R1-Searcher's cover_exact_match_score_1: its normalize_answer (SQuAD's after "_" -> " ") of bool_mapping.
+    def words(text):
+        text = "yes" if text == "True" else "no" if text == "False" else text
+        return normalize(text.replace("_", " ")).split(" ")
+
+    return all(word in words(prediction) for word in words(answer))
+
+
 def f1(prediction, answer):
     p, a = normalize(prediction), normalize(answer)
     if (p in ("yes", "no", "noanswer") or a in ("yes", "no", "noanswer")) and p != a:
@@ -55,6 +64,7 @@ for case in json.load(sys.stdin):
             "em": 1 if any(normalize(g) == normalize(prediction) for g in golden) else 0,
             "subem": 1 if any(normalize(g) in normalize(prediction) for g in golden) else 0,
             "f1": max(f1(prediction, g) for g in golden),
+            "cover": 1 if any(cover(prediction, g) for g in golden) else 0,
             "answer": answer_tag(prediction),
             "score_em": qa_score(prediction, golden, "em"),
             "score_subem": qa_score(prediction, golden, "subem"),
