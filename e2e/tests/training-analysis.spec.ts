@@ -47,6 +47,22 @@ test('a run charts response length and tool calls over steps, split by data_sour
   await expect(page.getByRole('img', { name: /len_penalty over steps, data_source/ })).toHaveCount(0);
 });
 
+test("a histogram of any metric at one step, chosen with the chart's own picker", async ({ page }) => {
+  await page.goto(`/rollouts/${runId}?metric=turns&split=-`);
+  // Each step has 1, 2, 3 and 4 turns twice (two groups of four): a bar per value; the last step by default.
+  const turns = page.getByRole('list', { name: `assistant turns at step ${GRPO_STEPS}, samples per value` });
+  await expect(turns.getByRole('listitem')).toHaveCount(4);
+  await expect(turns.getByRole('listitem', { name: '4: 2' })).toBeVisible();
+  await page.getByLabel('metric histogram step').selectOption('1');
+  await expect(page).toHaveURL(/metric_step=1/);
+  // Another metric from the same picker: len_penalty has eight values at step 1, one sample each.
+  await page.getByLabel('metric metric').selectOption('extra:len_penalty');
+  const penalty = page.getByRole('list', { name: 'len_penalty at step 1, samples per value' });
+  await expect(penalty.getByRole('listitem')).toHaveCount(2 * GROUP_SIZE);
+  await expect(penalty.getByRole('listitem', { name: '1.4: 1' })).toBeVisible();
+  await saveScreenshot(page, 'rollouts-histogram');
+});
+
 test('the browser sorts by turns and by an extra field, and bounds the turns', async ({ page }) => {
   await page.goto(`/rollouts/${runId}/browse?step=1`);
   await expect(page.getByLabel('keyboard shortcuts')).toBeVisible();

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importDump } from '@fusebox/rollouts';
 import { dumpLine, writeDump } from '@fusebox/testing/rollout-dump';
+import { createCaller } from '@fusebox/api-router';
+import { trpcContext } from '../../src/trpc-context';
 import { type RouterContext, createRouterContext } from '../router-context';
 
 const OTHER_PROMPT = 'user\nAnother question\nassistant\n';
@@ -111,5 +113,58 @@ describe('the rollout analysis router', () => {
       [3, String(dumpLine().output).length],
     ]);
     expect(page.items[0]).toMatchObject({ score: 1, gts: '42', extras: { data_source: 'math' } });
+  });
+
+  it('cuts an export at FUSEBOX_DASHBOARD_EXPORT_MAX_SAMPLES and says where the next part starts', async () => {
+    const capped = createCaller(
+      trpcContext({
+        ...context.services,
+        env: { ...context.services.env, FUSEBOX_DASHBOARD_EXPORT_MAX_SAMPLES: 2 },
+      }),
+    );
+    const list = { runId, step: 1, sort: 'line' } as const;
+    const first = await capped.rolloutAnalysis.exportPage(list);
+    expect(first.items.map((item) => item.line)).toEqual([1, 2]);
+    expect(first).toMatchObject({ nextCursor: null, nextPart: 2, maxSamples: 2 });
+    const second = await capped.rolloutAnalysis.exportPage({ ...list, start: 2 });
+    expect(second.items.map((item) => item.line)).toEqual([3, 4]);
+    expect(second).toMatchObject({ nextCursor: null, nextPart: null });
+    // A cursor past its part's cap is refused, naming the setting, rather than read.
+    await expect(capped.rolloutAnalysis.exportPage({ ...list, cursor: 2 })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringContaining('FUSEBOX_DASHBOARD_EXPORT_MAX_SAMPLES') as string,
+    });
+  });
+
+  it('histograms any metric of one step: a bucket per value when few, else 20 of equal width', async () => {
+    const turns = await caller.rolloutAnalysis.metricHistogram({ runId, step: 1, metric: 'turns' });
+    expect(turns).toMatchObject({ samples: 4, missing: 0 });
+    expect(turns.buckets).toEqual([
+      { lo: 1, hi: 1, count: 2 },
+      { lo: 2, hi: 2, count: 2 },
+    ]);
+    const penalty = await caller.rolloutAnalysis.metricHistogram({
+      runId,
+      step: 1,
+      metric: 'extra:len_penalty',
+    });
+    expect(penalty).toMatchObject({ samples: 4, missing: 2 });
+    expect(penalty.buckets.map((bucket) => [bucket.lo, bucket.count])).toEqual([
+      [0.5, 1],
+      [1.5, 1],
+    ]);
+
+    const dir = await writeDump({
+      '1.jsonl': Array.from({ length: 14 }, (_, index) => dumpLine({ score: index })),
+    });
+    const spread = (await importDump(context.opened.sql, { dir, name: 'histogram-run' })).run.id;
+    const binned = await caller.rolloutAnalysis.metricHistogram({ runId: spread, step: 1, metric: 'score' });
+    expect(binned.buckets).toHaveLength(20);
+    expect(binned.buckets[0]).toEqual({ lo: 0, hi: 0.65, count: 1 });
+    // The greatest value counts in the last bucket, not past it.
+    expect(binned.buckets.at(-1)).toMatchObject({ hi: 13, count: 1 });
+    expect(binned.buckets.reduce((sum, bucket) => sum + bucket.count, 0)).toBe(14);
+    const empty = await caller.rolloutAnalysis.metricHistogram({ runId, step: 9, metric: 'score' });
+    expect(empty).toMatchObject({ samples: 0, buckets: [] });
   });
 });

@@ -13,6 +13,7 @@ import { Loading, ProblemCard } from '~/components/query-state';
 import { formatChars, formatScore } from '~/components/format';
 import { useQueryParams } from '~/components/use-query-params';
 import { useTRPC } from '~/trpc/client';
+import { MetricHistogram } from './metric-histogram';
 
 /** The split field a run is charted by when its dump has one: verl writes each sample's dataset there. */
 const DEFAULT_SPLIT = 'data_source';
@@ -150,6 +151,16 @@ export function MetricChart({ runId, param, defaultMetric, fields }: Props) {
           ) : null}
         </div>
       )}
+      {data.data ? (
+        <MetricHistogram
+          runId={runId}
+          param={param}
+          metric={metric}
+          label={label}
+          steps={data.data.steps}
+          formatValue={formatValue}
+        />
+      ) : null}
     </section>
   );
 }

@@ -15,6 +15,10 @@ import { assertRun } from './rollouts';
 
 /** Samples per export page: whole texts travel, so pages are smaller than the list's. */
 const EXPORT_PAGE = 200;
+/** A step's histogram of a metric has one bucket per value when it has at most this many (turns, 0/1 fields). */
+const MAX_EXACT_BUCKETS = 12;
+/** Buckets of equal width otherwise. */
+const HISTOGRAM_BINS = 20;
 /** GRPO groups per page of their list. */
 const GROUP_PAGE = 100;
 
@@ -112,6 +116,58 @@ export const rolloutAnalysisRouter = {
             }),
           };
         }),
+      };
+    }),
+
+  /**
+   * One step's distribution of a metric (any the charts take: score, response length, tool calls, turns, a
+   * numeric extra field): one bucket per value when there are few (MAX_EXACT_BUCKETS), else HISTOGRAM_BINS of
+   * equal width between the step's least and greatest value. `missing` counts samples without a value.
+   */
+  metricHistogram: publicProcedure
+    .input(z.object({ runId: z.uuid(), step: pgInt(), metric: sampleMetricSchema }))
+    .query(async ({ ctx, input }) => {
+      await assertRun(ctx, input.runId);
+      const values = Prisma.sql`SELECT ${metricSql(input.metric)}::double precision AS "value" FROM "rollout_sample"
+        WHERE "run_id" = ${input.runId}::uuid AND "step" = ${input.step}`;
+      const [range] = await ctx.prisma.$queryRaw<
+        {
+          samples: number;
+          counted: number;
+          lo: number | null;
+          hi: number | null;
+          distinct: number[] | null;
+        }[]
+      >`
+        SELECT count(*)::int AS "samples", count("value")::int AS "counted", min("value") AS "lo", max("value") AS "hi",
+          (SELECT array_agg("value" ORDER BY "value") FROM (SELECT DISTINCT "value" FROM (${values}) v
+            WHERE "value" IS NOT NULL ORDER BY "value" LIMIT ${MAX_EXACT_BUCKETS + 1}) d) AS "distinct"
+        FROM (${values}) v`;
+      const { samples, counted, lo, hi } = range!;
+      const distinct = range!.distinct ?? [];
+      const base = { metric: input.metric, step: input.step, samples, missing: samples - counted };
+      if (lo === null || hi === null) return { ...base, buckets: [] };
+      if (distinct.length <= MAX_EXACT_BUCKETS) {
+        const counts = await ctx.prisma.$queryRaw<{ value: number; count: number }[]>`
+          SELECT "value", count(*)::int AS "count" FROM (${values}) v WHERE "value" IS NOT NULL GROUP BY 1`;
+        const of = new Map(counts.map((row) => [row.value, row.count]));
+        return {
+          ...base,
+          buckets: distinct.map((value) => ({ lo: value, hi: value, count: of.get(value) ?? 0 })),
+        };
+      }
+      const counts = await ctx.prisma.$queryRaw<{ bucket: number; count: number }[]>`
+        SELECT least(width_bucket("value", ${lo}, ${hi}, ${HISTOGRAM_BINS}), ${HISTOGRAM_BINS}) - 1 AS "bucket",
+          count(*)::int AS "count"
+        FROM (${values}) v WHERE "value" IS NOT NULL GROUP BY 1`;
+      const of = new Map(counts.map((row) => [Number(row.bucket), row.count]));
+      return {
+        ...base,
+        buckets: Array.from({ length: HISTOGRAM_BINS }, (_, index) => ({
+          lo: lo + ((hi - lo) * index) / HISTOGRAM_BINS,
+          hi: lo + ((hi - lo) * (index + 1)) / HISTOGRAM_BINS,
+          count: of.get(index) ?? 0,
+        })),
       };
     }),
 
@@ -220,13 +276,25 @@ export const rolloutAnalysisRouter = {
 
   /**
    * One page of a step's samples under the browser's filters and sort, whole (input, output, ground truth,
-   * score, extras): the browser joins the pages into a JSONL or CSV download.
+   * score, extras): the browser joins the pages into a JSONL or CSV download. One download (a part, from
+   * `start`) holds at most `limits.exportMaxSamples` (FUSEBOX_DASHBOARD_EXPORT_MAX_SAMPLES): at its end
+   * `nextCursor` is null and `nextPart` names where the next part starts, so the browser never builds more.
    */
   exportPage: publicProcedure
-    .input(sampleFilterSchema.extend({ cursor: pgInt(0).nullish() }))
+    .input(sampleFilterSchema.extend({ cursor: pgInt(0).nullish(), start: pgInt(0).nullish() }))
     .query(async ({ ctx, input }) => {
       await assertRun(ctx, input.runId);
-      const offset = input.cursor ?? 0;
+      const start = input.start ?? 0;
+      const offset = input.cursor ?? start;
+      const max = ctx.limits.exportMaxSamples;
+      const end = start + max;
+      if (offset < start || offset >= end) {
+        throw new TRPCError({
+          code: 'BAD_REQUEST',
+          message: `cursor: ${offset} is outside the part that starts at ${start} (${max} samples, FUSEBOX_DASHBOARD_EXPORT_MAX_SAMPLES)`,
+        });
+      }
+      const take = Math.min(EXPORT_PAGE, end - offset);
       const rows = await ctx.prisma.$queryRaw<
         {
           step: number;
@@ -241,10 +309,15 @@ export const rolloutAnalysisRouter = {
       >`
         SELECT "step", "line", "request_id", "input", "output", "gts", "score", "extras"
         FROM "rollout_sample" WHERE ${sampleWhere(input)}
-        ORDER BY ${sampleOrder(input)} LIMIT ${EXPORT_PAGE + 1} OFFSET ${offset}`;
+        ORDER BY ${sampleOrder(input)} LIMIT ${take + 1} OFFSET ${offset}`;
+      const more = rows.length > take;
+      const next = offset + take;
       return {
-        items: rows.slice(0, EXPORT_PAGE),
-        nextCursor: rows.length > EXPORT_PAGE ? offset + EXPORT_PAGE : null,
+        items: rows.slice(0, take),
+        nextCursor: more && next < end ? next : null,
+        /** Where the next part starts when this part ended at its cap with samples left; else null. */
+        nextPart: more && next >= end ? next : null,
+        maxSamples: max,
       };
     }),
 } satisfies TRPCRouterRecord;
