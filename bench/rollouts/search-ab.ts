@@ -1,18 +1,22 @@
-// Search before and after reading words as prefixes and applying the filter bar, side by side on the same
-// database at the same time: the baseline's `searchSamples` is read from git at --baseline, and the two are
-// called in turn per repetition, so the machine's load (shared, and it drifts) weighs on both alike.
-// Needs the 100k-sample database that `bench/rollouts/run.ts` leaves behind (fusebox_bench_rollouts).
+// Search against an earlier version, side by side on the same database at the same time: the baseline's
+// `searchSamples` is read from git at --baseline, and the two are called in turn per repetition, so the machine's
+// load (shared, and it drifts) weighs on both alike. The baseline gets the words and phrases of each query (what
+// every version understood), with the options of every version. Needs the 100k-sample database that
+// `bench/rollouts/run.ts` leaves behind (fusebox_bench_rollouts).
 // Usage: node --conditions=@fusebox/source --import tsx bench/rollouts/search-ab.ts [--baseline <commit>]
+//   [--out SEARCH-AB.md] (the query language was measured with --baseline c0a8f0c^ --out QUERY-AB.md)
 import { execFileSync } from 'node:child_process';
 import { rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '@fusebox/db/database';
 import type { PrismaClient } from '@fusebox/db/client';
+import type { Prisma } from '@fusebox/db/prisma';
 import {
   type SearchQuery,
   hasPhrase,
   parseSampleQuery,
+  runFieldNames,
   sampleConditions,
   searchSamples,
   shownText,
@@ -49,15 +53,34 @@ const SEARCHES: {
   { q: 'traceback', filter: { scoreMin: 1 }, label: 'score ≥ 1' },
   { q: 'tick marb', filter: { fields: [{ name: 'acc', equals: 'true' }] }, label: 'acc = true' },
   { q: '"print(total_3)"', filter: { scoreMax: 0 }, label: 'score ≤ 0' },
+  // The query language (sample-query.ts): fields, NOT and OR in the query itself.
+  { q: 'traceback score<=0' },
+  { q: 'traceback NOT zerodivisionerror' },
+  { q: 'zerodivisionerror OR nameerror' },
+  { q: 'NOT traceback' },
+  { q: 'score<=0 turns>=2' },
+  { q: '(tickets OR marbles) acc:true' },
 ];
 
 type BaselineSearch = (
   prisma: PrismaClient,
   query: SearchQuery,
-  options: { runId: string; countCap: number; phraseCandidates: number },
+  options: {
+    runId: string;
+    countCap: number;
+    phraseCandidates: number;
+    checkBudget: number;
+    prefixTerms: number;
+    where?: Prisma.Sql;
+  },
 ) => Promise<{ matches: unknown[] }>;
 
-const { values: options } = parseArgs({ options: { baseline: { type: 'string', default: '4bfe8a8^' } } });
+const { values: options } = parseArgs({
+  options: {
+    baseline: { type: 'string', default: '4bfe8a8^' },
+    out: { type: 'string', default: 'SEARCH-AB.md' },
+  },
+});
 const baselineCommit = execFileSync('git', ['rev-parse', options.baseline], { encoding: 'utf8' }).trim();
 
 function percentile(values: number[], p: number): number {
@@ -87,24 +110,29 @@ async function main() {
     const baseline = ((await import(baselineFile.href)) as { searchSamples: BaselineSearch }).searchSamples;
     const run = await database.prisma.rolloutRun.findUnique({ where: { name: RUN_NAME } });
     if (!run) throw new Error(`no run ${RUN_NAME}: run bench/rollouts/run.ts first (it leaves the database)`);
+    const knownFields = await runFieldNames(database.prisma, run.id);
     const loadBefore = loadavg()[0]!;
     const rows: string[] = [];
     for (const { q, filter, label } of SEARCHES) {
-      const query = parseSampleQuery(q, { knownFields: new Set() })!;
+      const query = parseSampleQuery(q, { knownFields })!;
+      const where = filter ? { where: sampleConditions({ fields: [], ...filter }) } : {};
       const current = () =>
         searchSamples(database.prisma, query, {
           runId: run.id,
           countCap: COUNT_CAP,
           checkBudget: hasPhrase(query) ? PHRASE_CANDIDATES : FILTER_CANDIDATES,
           prefixTerms: PREFIX_TERMS,
-          ...(filter ? { where: sampleConditions({ fields: [], ...filter }) } : {}),
+          ...where,
         });
-      // The baseline has no filters: its answer to a filtered query is the unfiltered one, shown for contrast.
+      // A baseline before 4bfe8a8 ignores `where`: its answer to a filtered query is the unfiltered one.
       const before = () =>
         baseline(database.prisma, shownText(query), {
           runId: run.id,
           countCap: COUNT_CAP,
           phraseCandidates: PHRASE_CANDIDATES,
+          checkBudget: hasPhrase(query) ? PHRASE_CANDIDATES : FILTER_CANDIDATES,
+          prefixTerms: PREFIX_TERMS,
+          ...where,
         });
       await current();
       await before();
@@ -130,17 +158,18 @@ async function main() {
     }
     const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}`;
     await writeResults(
-      new URL('SEARCH-AB.md', import.meta.url),
-      `# Search: prefixes and filters against the whole-word baseline\n\n` +
-        `- Command: \`${COMMAND}\` (after \`node --import tsx bench/rollouts/run.ts\`, which leaves its database)\n` +
-        `- Baseline: \`searchSamples\` at ${baselineCommit} (whole words only, no filters)\n` +
+      new URL(options.out, import.meta.url),
+      `# Search against the baseline\n\n` +
+        `- Command: \`${COMMAND} --baseline ${options.baseline} --out ${options.out}\` (after \`node --import tsx bench/rollouts/run.ts\`, which leaves its database)\n` +
+        `- Baseline: \`searchSamples\` at ${baselineCommit}\n` +
         `- Date: ${new Date().toISOString()}\n` +
         `- Machine: ${machine}; load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after (other work shares this machine)\n` +
         `- Data: the 100 steps × 1000 samples of \`bench/rollouts/run.ts\`\n\n` +
         `| query | filters | matches | baseline matches | ours p50 / p95 ms | baseline p50 / p95 ms | p95 ratio |\n| --- | --- | --- | --- | --- | --- | --- |\n${rows.join('\n')}\n\n` +
         `Times are \`searchSamples\` alone, in process (the index reads and the candidates' checks; the API adds the ` +
         `page's texts and snippets, the same for both), ${REPEATS} calls each after one warm-up, the two versions in turn. ` +
-        `The baseline cannot filter or read prefixes: its counts for those rows show what it answered instead.\n`,
+        `Where the baseline cannot do what a row asks (prefixes or filters before 4bfe8a8, fields, NOT and OR before ` +
+        `c0a8f0c), its count shows what it answered instead: the query's words and phrases alone.\n`,
     );
   } finally {
     await database.close();

@@ -44,4 +44,5 @@ export {
   searchSamples,
 } from './search-samples';
 export { type Range, type Segment, matchRanges, segments } from './match-ranges';
+export { runFieldNames } from './run-field-names';
 export { snippet } from './snippet';
