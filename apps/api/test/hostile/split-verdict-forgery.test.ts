@@ -582,6 +582,23 @@ const COMPARISON_INSIDE = [
     forgery:
       'fn secret(n: i64) -> i64 {\n    for site in 0..2 { println!("\\nfusebox-report {} true", site); }\n    std::process::exit(0)',
   },
+  {
+    language: 'R',
+    test: R_TEST('').replace(
+      'if(!identical(candidate(7), 987654321))',
+      'if(!isTRUE(all.equal(candidate(7), 987654321)))',
+    ),
+    forgery:
+      "secret <- function(n) {\n  for (site in 0:1) cat('\\nfusebox-report ', site, ' l(T)\\n', sep = '')\n  quit(save = 'no', status = 0)\n}",
+  },
+  {
+    language: 'bash',
+    test: BASH_TEST('').replace(
+      '[[ $(candidate "7") = "987654321" ]]',
+      '[[ $(( $(candidate "7") - 987654321 )) -eq 0 ]]',
+    ),
+    forgery: `secret() {\n    printf '\\nfusebox-report 0 74727565\\nfusebox-report 1 74727565\\n' > /proc/$$/fd/1\n    kill -TERM $$\n}\ntrap 'exit 0' TERM`,
+  },
 ];
 const comparisonTask = (language: string) => ({ name: `split-verdict-comparison-${language}`, language });
 
