@@ -47,6 +47,9 @@ describe('splitting Rust and Go assert tests', () => {
     expect(goProgram).not.toContain('tc.expected');
     // The reporter's imports go right after the package clause, where Go wants them.
     expect(goProgram).toMatch(/^package f_test\n\nimport \(\n\tfuseboxos "os"/);
+    expect(go?.program('package f_test; // the tests\nimport "fmt"\n')).toMatch(
+      /^package f_test; \/\/ the tests\n\nimport \(\n\tfuseboxos "os"/,
+    );
     expect(go?.expectedProgram).toContain('fmt.Sprintf("%v", []int{-3, 1, 7, -1})');
     expect(go?.expectedProgram).not.toMatch(/candidate|\bf\(/);
   });
