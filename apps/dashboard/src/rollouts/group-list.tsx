@@ -24,7 +24,6 @@ export function GroupList({ runId }: { runId: string }) {
       { runId, uniform, ...(step === undefined ? {} : { step }) },
       { getNextPageParam: (page) => page.nextCursor },
     ),
-    refetchInterval: 10_000,
   });
   const items = groups.data?.pages.flatMap((page) => page.items) ?? [];
   return (

@@ -67,14 +67,14 @@ export function MetricChart({ runId, param, defaultMetric, fields }: Props) {
         ? DEFAULT_SPLIT
         : NO_SPLIT
       : splitParam;
-  const data = useQuery({
-    ...trpc.rolloutAnalysis.metricSteps.queryOptions({
+  // Live through the run page's useRunLive (SSE), not a poll.
+  const data = useQuery(
+    trpc.rolloutAnalysis.metricSteps.queryOptions({
       runId,
       metric,
       splitBy: split === NO_SPLIT ? null : split,
     }),
-    refetchInterval: 10_000,
-  });
+  );
   const label = metricLabel(metric);
   return (
     <section className="metric-chart" aria-label={`${label} over steps`}>

@@ -29,16 +29,14 @@ function Histogram({ counts, labels }: { counts: number[]; labels: string[] }) {
 export function RunSteps({ runId }: { runId: string }) {
   const trpc = useTRPC();
   useRunLive(runId);
-  const stats = useQuery({ ...trpc.rollouts.steps.queryOptions({ runId }), refetchInterval: 10_000 });
+  // Live through useRunLive: the import's SSE stream refetches these when a step or line arrives; no polling.
+  const stats = useQuery(trpc.rollouts.steps.queryOptions({ runId }));
   const lastStep = stats.data?.steps.at(-1)?.step;
   const fields = useQuery({
     ...trpc.rollouts.fields.queryOptions({ runId, step: lastStep ?? 0 }),
     enabled: lastStep !== undefined,
   });
-  const groups = useQuery({
-    ...trpc.rolloutAnalysis.groupSteps.queryOptions({ runId }),
-    refetchInterval: 10_000,
-  });
+  const groups = useQuery(trpc.rolloutAnalysis.groupSteps.queryOptions({ runId }));
   const groupsOf = new Map((groups.data ?? []).map((step) => [step.step, step]));
   if (stats.isPending) return <Loading what="the run" />;
   if (stats.isError) return <ProblemCard error={stats.error} what="Rollout run" />;
