@@ -1,5 +1,5 @@
 import { type Token, tokenize } from './c-like-tokens';
-import type { SplitSite } from './split-test';
+import type { Check, SplitSite } from './split-test';
 
 /** An assert statement of a C++ or Java test, split: where it is, and the text of its two halves. */
 export interface AssertStatement extends SplitSite {
@@ -67,4 +67,20 @@ export function statementPlace(
     end,
     lastToken: last,
   };
+}
+
+/**
+ * Whether a site's check held: an equality check by whether the report equals the expected value (as the
+ * language's comparison would), a truth check by the report's truth; with what to show when it did not.
+ */
+export function siteHolds(
+  site: AssertStatement & { check: '==' | '!=' | 'truthy' | 'falsy' },
+  actual: string,
+  equal: boolean,
+  truth: { truthy: boolean; falsy: boolean },
+): Check {
+  const holding = site.check === '==' ? equal : site.check === '!=' ? !equal : truth[site.check];
+  return holding
+    ? { holds: true }
+    : { holds: false, why: `failed: ${site.actual} = ${actual.slice(0, 200)}` };
 }

@@ -1,4 +1,10 @@
-import { type AssertStatement, assertStatements, statementPlace, withReports } from './assert-statements';
+import {
+  type AssertStatement,
+  assertStatements,
+  siteHolds,
+  statementPlace,
+  withReports,
+} from './assert-statements';
 import { type Token, callOnLiterals, closingBracket, topLevel } from './c-like-tokens';
 import type { Check, SplitTest } from './split-test';
 
@@ -161,18 +167,7 @@ function isLiteral(tokens: readonly Token[]): boolean {
 
 function holds(site: CppSite, actual: string, expected: string | undefined): Check {
   if (expected === undefined) return { holds: false, why: 'no expected value' };
-  const equal = actual === expected;
-  const holding =
-    site.check === '=='
-      ? equal
-      : site.check === '!='
-        ? !equal
-        : site.check === 'truthy'
-          ? isNonZero(actual)
-          : isZero(actual);
-  return holding
-    ? { holds: true }
-    : { holds: false, why: `failed: ${site.actual} = ${actual.slice(0, 200)}` };
+  return siteHolds(site, actual, actual === expected, { truthy: isNonZero(actual), falsy: isZero(actual) });
 }
 
 /** C++'s truth of a scalar as the serialiser prints it (bools as 1 and 0); a container has none. */

@@ -1,4 +1,10 @@
-import { type AssertStatement, assertStatements, statementPlace, withReports } from './assert-statements';
+import {
+  type AssertStatement,
+  assertStatements,
+  siteHolds,
+  statementPlace,
+  withReports,
+} from './assert-statements';
 import {
   type Token,
   callOnLiterals,
@@ -275,18 +281,10 @@ function typedToken(text: string, next: string | undefined, floatType: 'f32' | '
 function holds(site: RustSite, actual: string, expected: string | undefined): Check {
   if (expected === undefined) return { holds: false, why: 'no expected value' };
   const [wide, narrow = wide] = expected.split('\t');
-  const equal = actual === wide || actual === narrow;
-  const holding =
-    site.check === '=='
-      ? equal
-      : site.check === '!='
-        ? !equal
-        : site.check === 'truthy'
-          ? actual === 'true'
-          : actual === 'false';
-  return holding
-    ? { holds: true }
-    : { holds: false, why: `failed: ${site.actual} = ${actual.slice(0, 200)}` };
+  return siteHolds(site, actual, actual === wide || actual === narrow, {
+    truthy: actual === 'true',
+    falsy: actual === 'false',
+  });
 }
 
 /**
