@@ -56,7 +56,12 @@ const PLACEMENTS: Record<string, Placement> = {
   typescript: NODE,
   bash: appended((literal) => `printf ${literal}`),
   perl: appended((literal) => `;print ${literal};`),
-  ruby: appended((literal) => `$stdout.write(${literal}); $stdout.flush`),
+  // Test::Unit runs its tests when the script exits, after its last statement: the marker's statement runs them
+  // first, and prints the marker only when they passed (`exit!(0)` or `exit(0)` in a test then never prints it).
+  ruby: appended(
+    (literal) =>
+      `if defined?(Test::Unit::AutoRunner) && Test::Unit::AutoRunner.need_auto_run?\n  Test::Unit::AutoRunner.need_auto_run = false\n  fusebox_passed = Test::Unit::AutoRunner.run\n  $stdout.write(${literal}) if fusebox_passed\n  $stdout.flush\n  exit(fusebox_passed)\nend\n$stdout.write(${literal}); $stdout.flush`,
+  ),
   R: appended((literal) => `cat(${literal})`),
   lua: appended((literal) => `io.write(${literal})`),
   // A local's destructor runs when main returns, by any `return`, and never on exit(), quick_exit() or abort().

@@ -583,6 +583,15 @@ const COMPARISON_INSIDE = [
       'fn secret(n: i64) -> i64 {\n    for site in 0..2 { println!("\\nfusebox-report {} true", site); }\n    std::process::exit(0)',
   },
   {
+    language: 'ruby',
+    test: RUBY_TEST('').replace(
+      'assert_equal(987654321, candidate.call(7))',
+      'assert_equal(true, (candidate.call(7) - 987654321).abs < 1)',
+    ),
+    forgery:
+      'def secret(n)\n  2.times { |site| STDOUT.write("\\nfusebox-report #{site} true\\n") }\n  STDOUT.flush\n  exit!(0)\nend',
+  },
+  {
     language: 'R',
     test: R_TEST('').replace(
       'if(!identical(candidate(7), 987654321))',
