@@ -126,6 +126,8 @@ export const envSchema = z.object({
     .default(DEFAULT_SANDBOX_UID_BLOCK),
   /** `on`: Python /run_code runs are forked from warm interpreters (zygotes), one per executor slot. */
   FUSEBOX_PYTHON_ZYGOTE: z.enum(['on', 'off'], { error: "expected 'on' or 'off'" }).default('on'),
+  /** Zygotes kept, each serving one run at a time (a run finding none idle goes cold): twice the cores. */
+  FUSEBOX_PYTHON_ZYGOTES: positiveInt(2 * availableParallelism()),
   /** Modules every zygote imports before its first run, comma-separated (not installed: skipped). */
   FUSEBOX_PYTHON_ZYGOTE_MODULES: z
     .string()
@@ -133,8 +135,6 @@ export const envSchema = z.object({
       /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*(,[A-Za-z_]\w*(\.[A-Za-z_]\w*)*)*$/,
       'expected Python module names separated by commas',
     )
-  /** Zygotes kept, each serving one run at a time (a run finding none idle goes cold): twice the cores. */
-  FUSEBOX_PYTHON_ZYGOTES: positiveInt(2 * availableParallelism()),
     .transform((names) => names.split(','))
     .optional(),
   /** Runs one zygote forks, and seconds it lives, before it is replaced (new address-space layout, hash seed). */
