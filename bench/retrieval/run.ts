@@ -5,11 +5,12 @@
 // Usage: node --conditions=@fusebox/source --import tsx bench/retrieval/run.ts [--documents 1000000]
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { percentile, retrieve as retrieveAt, rssMb } from './retrieve-client';
 import { SyntheticCorpus, writeSyntheticCorpus } from './synthetic-corpus';
 import { FUSEBOX, runFusebox } from '../run-fusebox';
 import { writeResults } from '../write-results';
@@ -28,23 +29,7 @@ const TARGET = { importS: 300, singleP50Ms: 10 };
 const { values: options } = parseArgs({ options: { documents: { type: 'string', default: '1000000' } } });
 const documents = Number(options.documents);
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-async function retrieve(queries: string[]): Promise<number> {
-  const started = performance.now();
-  const response = await fetch(`http://127.0.0.1:${API_PORT}/retrieve`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify({ queries, topk: TOPK, return_scores: true }),
-  });
-  const body = (await response.json()) as { result?: unknown[] };
-  if (response.status !== 200 || body.result?.length !== queries.length)
-    throw new Error(`/retrieve answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
-  return performance.now() - started;
-}
+const retrieve = (queries: string[]) => retrieveAt(API_PORT, queries, TOPK);
 
 /** `requests` calls spread over `clients` loops, each waiting for its answer before the next. */
 async function load(clients: number, requests: number, next: (i: number) => string[]) {
@@ -58,11 +43,6 @@ async function load(clients: number, requests: number, next: (i: number) => stri
   );
   const seconds = (performance.now() - started) / 1000;
   return { p50: percentile(ms, 50), p99: percentile(ms, 99), perSecond: requests / seconds };
-}
-
-async function rssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024);
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'fusebox-bench-retrieval-'));

@@ -1,8 +1,9 @@
 // Where a /retrieve search spends its time, stage by stage, in one process against one Postgres: the BM25 index
 // alone; the index plus reading the hits' passages (CorpusSearcher.search; raw SQL instead of Prisma measured
 // beside it); that under a Postgres limiter permit, as the route takes one; and that plus recording the call,
-// as the route does before answering. Each stage answers the same single queries, top 3, in rounds
-// that alternate between stages, so the machine's load falls on all of them alike.
+// as the route did before answering (it now records after: SEARCH-PATH.md, "After"). Each stage answers the
+// same single queries, top 3, in rounds that alternate between stages, so the machine's load falls on all of
+// them alike.
 // Usage: node --conditions=@fusebox/source --import tsx bench/retrieval/search-path.ts [--documents 100000]
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
