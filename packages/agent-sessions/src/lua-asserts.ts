@@ -56,7 +56,8 @@ function role(line: string, functions: Set<string>): LineRole | undefined {
   if (test !== null) {
     if (functions.has(test[1] as string)) return undefined;
     functions.add(test[1] as string);
-    return { letter: 'd' };
+    // Its name could spell the test's answers: the model's program gets another.
+    return { letter: 'd', becomes: `function test_${functions.size}()` };
   }
   if (/^local\s+candidate\s*=\s*[A-Za-z_]\w*$/.test(line)) return { letter: 'n' };
   if (line === 'end') return { letter: 'e' };

@@ -52,13 +52,15 @@ const RUBY_TOKEN =
 
 function role(line: string, methods: Set<string>): LineRole | undefined {
   if (/^require\s*\(?\s*(['"])test\/unit\1\s*\)?$/.test(line)) return { letter: 'r' };
-  if (/^class\s+[A-Z]\w*\s*<\s*Test::Unit::TestCase$/.test(line)) return { letter: 'c' };
+  // The test's own names (its class, its methods) could spell its answers: the model's program gets others.
+  if (/^class\s+[A-Z]\w*\s*<\s*Test::Unit::TestCase$/.test(line))
+    return { letter: 'c', becomes: 'class FuseboxTestCase < Test::Unit::TestCase' };
   const method = /^def\s+(test_\w*)(?:\s*\(\s*\))?$/.exec(line);
   if (method !== null) {
     // A second method of the same name replaces the first, whose asserts would then never run.
     if (methods.has(method[1] as string)) return undefined;
     methods.add(method[1] as string);
-    return { letter: 'd' };
+    return { letter: 'd', becomes: `  def test_${methods.size}` };
   }
   if (/^candidate\s*=\s*method\(\s*:[A-Za-z_]\w*[?!]?\s*\)$/.test(line)) return { letter: 'n' };
   if (line === 'end') return { letter: 'e' };

@@ -337,6 +337,30 @@ describe('what is split and what keeps the marker path', () => {
   });
 });
 
+describe('the test’s own names', () => {
+  it.each([
+    [
+      'ruby',
+      "require 'test/unit'\nclass TestExpects987654321 < Test::Unit::TestCase\n  def test_expects_987654321\n    candidate = method(:f)\n    assert_equal(987654321, candidate.call(7))\n  end\nend\n",
+      'def f(n) = n',
+    ],
+    [
+      'lua',
+      "lu = require('luaunit')\n\nfunction test_expects_987654321()\nlocal candidate = f\n    lu.assertEquals(candidate(7), 987654321)\nend\n\nos.exit(lu.LuaUnit.run())\n",
+      'local function f(n) return n end',
+    ],
+  ] as const)(
+    '%s: could spell the answers, so the model’s program runs the test under others',
+    (language, test, solution) => {
+      const split = splitTest(language, test);
+      const program = split?.program(solution) ?? '';
+      expect(program).not.toContain('987654321');
+      const command = language === 'ruby' ? 'ruby' : 'lua';
+      expect(reported(run(command, language === 'ruby' ? '.rb' : '.lua', program), 1)).toEqual(['7']);
+    },
+  );
+});
+
 describe('bash', () => {
   const words = [
     '"a\\!b"',
