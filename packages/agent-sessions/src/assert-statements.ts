@@ -1,4 +1,4 @@
-import { type Token, tokenize } from './c-like-tokens';
+import { type Token, tokenize, withoutComments } from './c-like-tokens';
 import type { Check, SplitSite } from './split-test';
 
 /** An assert statement of a C++ or Java test, split: where it is, and the text of its two halves. */
@@ -39,7 +39,10 @@ export function assertStatements<S extends AssertStatement>(
   return sites.length === 0 ? undefined : sites;
 }
 
-/** The test with each assert statement replaced by the report of its actual value that `report` writes. */
+/**
+ * The test with each assert statement replaced by the report of its actual value that `report` writes, and its
+ * comments blanked (a comment may hold the answers, and the model's program can read its own source).
+ */
 export function withReports(
   code: string,
   sites: readonly AssertStatement[],
@@ -48,7 +51,7 @@ export function withReports(
   let harness = code;
   for (const [index, site] of [...sites.entries()].reverse())
     harness = `${harness.slice(0, site.start)}${report(index, site.actual)}${harness.slice(site.end)}`;
-  return harness;
+  return withoutComments(harness) ?? harness;
 }
 
 /** Where the statement from token `first` to token `last` (its `;`) is: its line, its text and its span. */

@@ -5,14 +5,17 @@ export interface Token {
   end: number;
 }
 
+/** One token of C++, Java or Rust source, or whitespace, a comment or a preprocessor line (sticky, global). */
+const C_LIKE_TOKEN =
+  /\s+|\/\/[^\n]*|\/\*[\s\S]*?\*\/|#\s*define\b|#[^\n]*|(?:u8|u|U|L)?R"([^()\\\s]{0,16})\([\s\S]*?\)\1"|(?:u8|u|U|L)?"(?:[^"\\\n]|\\.)*"|(?:u8|u|U|L)?'(?:[^'\\\n]|\\.)*'|[A-Za-z_]\w*|\.?\d(?:[\w.']|[eEpP][+-])*|<=>|::|->|\+\+|--|&&|\|\||[=!<>+\-*/%&|^]=|<<|>>|[^\s]/gy;
+
 /**
  * Tokens of C++ or Java source without comments; string and char literals (C++'s raw ones too) are one token
  * each, a preprocessor line none (but `#define`, which is one token: it could rename a check).
  */
 export function tokenize(code: string): Token[] | undefined {
   const tokens: Token[] = [];
-  const pattern =
-    /\s+|\/\/[^\n]*|\/\*[\s\S]*?\*\/|#\s*define\b|#[^\n]*|(?:u8|u|U|L)?R"([^()\\\s]{0,16})\([\s\S]*?\)\1"|(?:u8|u|U|L)?"(?:[^"\\\n]|\\.)*"|(?:u8|u|U|L)?'(?:[^'\\\n]|\\.)*'|[A-Za-z_]\w*|\.?\d(?:[\w.']|[eEpP][+-])*|<=>|::|->|\+\+|--|&&|\|\||[=!<>+\-*/%&|^]=|<<|>>|[^\s]/gy;
+  const pattern = new RegExp(C_LIKE_TOKEN);
   while (pattern.lastIndex < code.length) {
     const start = pattern.lastIndex;
     const match = pattern.exec(code);
@@ -24,6 +27,23 @@ export function tokenize(code: string): Token[] | undefined {
     tokens.push({ text: text.startsWith('#') ? '#define' : text, start, end: start + text.length });
   }
   return tokens;
+}
+
+/**
+ * `code` with every comment blanked (its characters spaces, its newlines kept, so that offsets hold): a comment
+ * may hold the test's answers (`// expects 42`, a commented-out assert), and the model's program, which can read
+ * its own source, must not. Undefined where `tokenize` is.
+ */
+export function withoutComments(code: string): string | undefined {
+  const parts: string[] = [];
+  const pattern = new RegExp(C_LIKE_TOKEN);
+  while (pattern.lastIndex < code.length) {
+    const match = pattern.exec(code);
+    if (match === null) return undefined;
+    const text = match[0];
+    parts.push(text.startsWith('//') || text.startsWith('/*') ? text.replaceAll(/[^\n]/g, ' ') : text);
+  }
+  return parts.join('');
 }
 
 /** Indexes of the tokens among `operators` outside brackets. */

@@ -49,7 +49,7 @@ export function splitJavaScriptTest(testCode: string): SplitTest | undefined {
   );
   if (refused || sites.length === 0 || binders.length !== 1 || !explained) return undefined;
 
-  const harness = replaceSites(testCode, sites);
+  const harness = replaceSites(withoutComments(file), sites);
   return {
     sites,
     program: (solution) => `${JAVASCRIPT_REPORTER}${solution}\n\n${harness}`,
@@ -194,6 +194,34 @@ function assertBinding(node: ts.Node): ts.Node | undefined {
 }
 
 /** The test with every site replaced by its report: `__fuseboxReport(site, () => (actual))`. */
+/**
+ * The test's text with every comment blanked (its characters spaces, its newlines kept, so that offsets hold): a
+ * comment may hold the test's answers (`// expects 42`, a commented-out assert), and the model's program, which
+ * can read its own source, must not.
+ */
+function withoutComments(file: ts.SourceFile): string {
+  const text = file.getFullText();
+  const comments = new Map<number, number>();
+  const visit = (node: ts.Node): void => {
+    for (const { pos, end } of [
+      ...(ts.getLeadingCommentRanges(text, node.getFullStart()) ?? []),
+      ...(ts.getTrailingCommentRanges(text, node.getEnd()) ?? []),
+    ])
+      comments.set(pos, end);
+    for (const child of node.getChildren(file)) visit(child);
+  };
+  visit(file);
+  const parts: string[] = [];
+  let at = 0;
+  for (const [pos, end] of [...comments].sort(([a], [b]) => a - b)) {
+    if (pos < at) continue;
+    parts.push(text.slice(at, pos), text.slice(pos, end).replaceAll(/[^\n]/g, ' '));
+    at = end;
+  }
+  parts.push(text.slice(at));
+  return parts.join('');
+}
+
 function replaceSites(testCode: string, sites: readonly JavaScriptSite[]): string {
   let harness = testCode;
   for (const [index, site] of [...sites.entries()].reverse())

@@ -75,8 +75,11 @@ export interface SplitRun {
 /**
  * Runs a split test: the expected program first where the language needs one (its result is cached by its
  * text, as it holds nothing of the model's), then the model's program, and compares on the host. Undefined when
- * the expected program itself could not report every site (a literal its serialiser does not know): the test
- * then runs on the marker path, untrusted, as an unsplit test does.
+ * the expected program itself could not report every site (a literal its serialiser does not know, a literal
+ * its compiler cannot type): the test then runs on the marker path, untrusted, as an unsplit test does. When the
+ * expected program did not run to its own end (a sandbox error, a lost permit, a timeout or a kill, as a loaded
+ * machine gives), the test fails with `sandbox_error` instead: the marker path would put the expected values in
+ * the model's process, and a load the model's own runs can make would then let it read them.
  */
 export async function runSplitTest(
   sandbox: SessionSandbox,
@@ -87,8 +90,10 @@ export async function runSplitTest(
   const rows: ExecutionRow[] = [];
   let expected: string[] | undefined;
   if (split.expectedProgram !== undefined) {
-    expected = await expectedValues(sandbox, task, split, rows);
-    if (expected === undefined) return undefined;
+    const values = await expectedValues(sandbox, task, split, rows);
+    if (values === 'refused') return undefined;
+    if (!Array.isArray(values)) return unjudged(values, rows);
+    expected = values;
   }
   const { response, row } = await sandbox.runProgram(splitRequest(task, split.program(solution), split));
   rows.push(row);
@@ -149,12 +154,17 @@ const expectedCache = new Map<string, string[]>();
 /** How many expected programs' results the cache keeps (each a task test's few literals). */
 const EXPECTED_CACHE_ENTRIES = 4096;
 
+/**
+ * The expected program's report of every site; `'refused'` when the program itself ended without one (its
+ * compiler or serialiser refused a literal: a non-zero exit of its own, or a site not reported once); or the
+ * response of a run that did not reach its own end.
+ */
 async function expectedValues(
   sandbox: SessionSandbox,
   task: StoredTask,
   split: SplitTest,
   rows: ExecutionRow[],
-): Promise<string[] | undefined> {
+): Promise<string[] | 'refused' | RunCodeResponse> {
   const program = split.expectedProgram ?? '';
   const key = createHash('sha256').update(task.language).update('\0').update(program).digest('hex');
   const cached = expectedCache.get(key);
@@ -162,18 +172,58 @@ async function expectedValues(
   const { response, row } = await sandbox.runProgram(splitRequest(task, program, split));
   rows.push(row);
   const run = response.run_result;
-  if (response.status !== 'Success' || run?.status !== 'Finished' || run.return_code !== 0) return undefined;
+  if (response.status !== 'Success' || run?.status !== 'Finished' || run.return_code !== 0)
+    return endedByItself(response) ? 'refused' : response;
   const { bySite } = readReports(reportText(response, split));
   const values: string[] = [];
   for (let site = 0; site < split.sites.length; site++) {
     const reported = bySite.get(site);
-    if (reported?.length !== 1) return undefined;
+    if (reported?.length !== 1) return 'refused';
     values.push(reported[0] as string);
   }
   if (expectedCache.size >= EXPECTED_CACHE_ENTRIES)
     expectedCache.delete(expectedCache.keys().next().value as string);
   expectedCache.set(key, values);
   return values;
+}
+
+/**
+ * Whether a failed run ended by its own doing: its compile or its run finished with a non-zero exit status that
+ * is no kill (SIGKILL is what a memory limit or a reclaimed sandbox gives). A timeout, a sandbox error or a lost
+ * permit is the machine's doing.
+ */
+function endedByItself(response: RunCodeResponse): boolean {
+  if (response.status !== 'Failed') return false;
+  const step = response.run_result ?? response.compile_result;
+  return (
+    step?.status === 'Finished' &&
+    step.return_code !== null &&
+    step.return_code !== 0 &&
+    !SIGKILL_CODES.has(step.return_code)
+  );
+}
+
+/** The exit statuses of a process killed by SIGKILL, as the sandbox reports them. */
+const SIGKILL_CODES = new Set([-9, 137]);
+
+/** A split test whose expected program did not run to its own end: not judged, and not passed. */
+function unjudged(response: RunCodeResponse, rows: ExecutionRow[]): SplitRun {
+  const why =
+    response.status === 'SandboxError'
+      ? `a sandbox error: ${response.message}`
+      : [response.compile_result, response.run_result]
+          .filter((step) => step !== null && step.status !== 'Finished')
+          .map((step) => step?.status)
+          .join(', ') || 'a kill';
+  return {
+    response,
+    rows,
+    verdict: {
+      passed: false,
+      status: 'sandbox_error',
+      detail: `the test's expected values could not be computed (${why}): the test was not judged; compute the reward again`,
+    },
+  };
 }
 
 /** The `/run_code` request of one of a split test's programs, fetching back its report file if it has one. */

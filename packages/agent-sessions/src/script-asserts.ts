@@ -5,9 +5,9 @@ import type { Check, SplitSite, SplitTest } from './split-test';
  * The line-by-line split of a scripting language's assert test (Ruby, Lua, R, bash), whose MultiPL-E tests are
  * a fixed frame of lines (a require, a test function, `candidate` bound to the solution's function, its end)
  * around one assert a line. Every line of the test must have a role the language names (a letter); blank and
- * comment lines have none. The test is split only when its letters, in order, match the language's frame: a line
- * of no known role, or one out of place, could fail (or end) the test in a way the host would not see, so the
- * test keeps the marker path.
+ * comment lines have none, and the model's program gets them empty (a comment may hold the answers). The test
+ * is split only when its letters, in order, match the language's frame: a line of no known role, or one out of
+ * place, could fail (or end) the test in a way the host would not see, so the test keeps the marker path.
  */
 export interface ScriptSite extends SplitSite {
   /** What the test computes from the model's code (one call of `candidate` on literals): the model's program. */
@@ -47,7 +47,9 @@ export function scriptLines(
   for (const [index, text] of code.split('\n').entries()) {
     const line = text.trim();
     if (line === '' || comment.test(line)) {
-      lines.push({ text });
+      // A comment may hold the test's answers (a commented-out assert, `# expects 42`): the model's program,
+      // which can read its own source, gets an empty line in its place.
+      lines.push({ text: '' });
       continue;
     }
     const found = role(line);
