@@ -72,13 +72,6 @@ export const envSchema = z.object({
   /** The most executions this executor runs at once: a ceiling; the memory and process budget admits them. */
   FUSEBOX_EXECUTOR_CONCURRENCY: positiveInt(256),
   FUSEBOX_EXECUTOR_QUEUE_LIMIT: positiveInt(1024),
-  FUSEBOX_EXECUTOR_ISOLATION: z
-    .enum(['bwrap', 'none'], { error: "expected 'bwrap' or 'none'" })
-    .default('bwrap'),
-  FUSEBOX_EXECUTOR_OUTPUT_LIMIT_BYTES: positiveInt(1024 * 1024),
-  FUSEBOX_EXECUTOR_MEMORY_CAP_MB: positiveInt(2048),
-  FUSEBOX_EXECUTOR_DISK_LIMIT_MB: positiveInt(512),
-  FUSEBOX_EXECUTOR_MAX_PROCESSES: positiveInt(512),
   /** Longest an execution waits in the executor for room to run before a 429 that says the wait (0: no bound). */
   FUSEBOX_EXECUTOR_QUEUE_TIMEOUT_S: z.coerce
     .number({ error: 'expected a number of seconds of at least 0' })
@@ -99,19 +92,26 @@ export const envSchema = z.object({
   FUSEBOX_EXECUTOR_PROCESS_BUDGET: positiveInt(8192),
   /** What one running execution counts for at least against the process budget. */
   FUSEBOX_EXECUTOR_RUN_PROCESSES: positiveInt(16),
-  /** The CPU weight (cgroup v1 cpu.shares) of all sandboxes together against one host process, the API's. */
+  /** The CPU weight (cgroup v1 cpu.shares) of all sandboxes together; one host process, such as the API, is 1024. */
   FUSEBOX_EXECUTOR_CPU_SHARES: z.coerce
     .number({ error: 'expected an integer from 2 to 262144' })
     .int('expected an integer from 2 to 262144')
     .min(2, 'expected an integer from 2 to 262144')
     .max(262_144, 'expected an integer from 2 to 262144')
-    .default(1024),
+    .default(8192),
   /** The cores one run may use at most (fractions allowed); 0: no bound beyond its fair share. */
   FUSEBOX_EXECUTOR_RUN_CPU_CORES: z.coerce
     .number({ error: 'expected a number of cores of at least 0' })
     .min(0, 'expected a number of cores of at least 0')
     .max(1024, 'expected at most 1024 cores')
     .default(0),
+  FUSEBOX_EXECUTOR_ISOLATION: z
+    .enum(['bwrap', 'none'], { error: "expected 'bwrap' or 'none'" })
+    .default('bwrap'),
+  FUSEBOX_EXECUTOR_OUTPUT_LIMIT_BYTES: positiveInt(1024 * 1024),
+  FUSEBOX_EXECUTOR_MEMORY_CAP_MB: positiveInt(2048),
+  FUSEBOX_EXECUTOR_DISK_LIMIT_MB: positiveInt(512),
+  FUSEBOX_EXECUTOR_MAX_PROCESSES: positiveInt(512),
   /** When Fusebox runs as root: the first of the unprivileged host uids sandboxes run as, one per sandbox. */
   FUSEBOX_SANDBOX_UID_BASE: positiveInt(DEFAULT_SANDBOX_UID_BASE),
   /**

@@ -41,7 +41,9 @@ export interface ExecutorOptions {
   runProcesses?: number;
   /**
    * The CPU weight of all sandboxes together against each other process of the host at nice 0 (the API's
-   * threads), as cgroup v1 `cpu.shares`; each sandbox weighs the same inside. Default 1024.
+   * threads), as cgroup v1 `cpu.shares` (1024 is one such process); each sandbox weighs the same inside.
+   * Default 8192: with every run spinning, a busy API still gets a ninth of the CPU, while on a machine shared
+   * with other busy processes the sandboxes together are not squeezed into the share of a single one.
    */
   cpuShares?: number;
   /** The cores one sandbox may use at most (`cpu.cfs_quota_us`); fractions allowed, 0 for no bound. Default 0. */
@@ -216,7 +218,7 @@ export function resolveExecutorOptions(options: ExecutorOptions = {}): ResolvedE
     memoryHeadroomMB,
     processBudget,
     runProcesses,
-    cpuShares: count('cpuShares', 1024, 2),
+    cpuShares: count('cpuShares', 8192, 2),
     runCpuCores,
     isolation: options.isolation ?? 'bwrap',
     outputLimitBytes: count('outputLimitBytes', MB),
