@@ -2,7 +2,11 @@
 // masked /proc, the driver as pid 1) costs a run, side by side with the executor of the commit before it, in
 // one process, passes interleaved so that both see the same machine.
 //
-// node --conditions=@fusebox/source --import tsx bench/trust-boundary/run.ts [--base <commit>]
+// node --conditions=@fusebox/source --import tsx bench/trust-boundary/run.ts [--base <commit>] [--cpu-shares <n>]
+//
+// --cpu-shares sets the executors' `cpuShares` (the CPU weight of all sandboxes together, since 0eac9b1; the
+// default, 1024, weighs them all as one host process, so on a machine others load they get a sliver of it): a
+// commit without the option ignores it. 262144 (cgroup v1's largest) measures the layers, not that policy.
 //
 // The base commit is checked out as a git worktree beside this one (node_modules linked), and its executor is
 // imported from there.
@@ -29,7 +33,10 @@ interface RunCode {
   close(): Promise<void>;
 }
 
-const { values } = parseArgs({ options: { base: { type: 'string', default: DEFAULT_BASE } } });
+const { values } = parseArgs({
+  options: { base: { type: 'string', default: DEFAULT_BASE }, 'cpu-shares': { type: 'string' } },
+});
+const cpuShares = values['cpu-shares'] === undefined ? undefined : Number(values['cpu-shares']);
 const base = execFileSync('git', ['rev-parse', '--short', values.base], {
   cwd: ROOT,
   encoding: 'utf8',
@@ -46,7 +53,11 @@ async function executorOf(tree: string): Promise<RunCode> {
   const module = (await import(join(tree, 'packages/local-sandbox/src/executor.ts'))) as {
     createExecutor(options: object): Promise<RunCode>;
   };
-  return module.createExecutor({ concurrency: 16, warn: () => {} });
+  return module.createExecutor({
+    concurrency: 16,
+    warn: () => {},
+    ...(cpuShares === undefined ? {} : { cpuShares }),
+  });
 }
 
 /** Latencies (ms) of `runs` print(1) runs, `concurrency` at a time, and their rate. */
@@ -119,13 +130,13 @@ for (const { concurrency } of LOADS) {
 
 const markdown = `# Trust boundary benchmark
 
-Command: \`node --conditions=@fusebox/source --import tsx bench/trust-boundary/run.ts --base ${base}\`
+Command: \`node --conditions=@fusebox/source --import tsx bench/trust-boundary/run.ts --base ${base}${cpuShares === undefined ? '' : ` --cpu-shares ${cpuShares}`}\`
 Date: ${new Date().toISOString()}
 Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; load average ${loadBefore.map((n) => n.toFixed(1)).join(' ')} before, ${loadavg()
   .map((n) => n.toFixed(1))
   .join(' ')} after
 
-The executor in-process (\`executor.runCode\`, python \`print(1)\`, concurrency 16, default limits), before the
+The executor in-process (\`executor.runCode\`, python \`print(1)\`, concurrency 16, default limits${cpuShares === undefined ? '' : `, \`cpuShares\` ${cpuShares}`}), before the
 trust boundary (${base}) and with it (${head}), both in this one process, ${PASSES} passes with the order
 alternating; each measurement drops its first tenth as warm-up. Medians of passes.
 
