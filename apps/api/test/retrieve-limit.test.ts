@@ -7,6 +7,9 @@ import { createPgLimiter } from '@fusebox/rate-limiter/pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningServer, runCli, startServer } from './serve-process';
 
+/** How long a record may take to be committed after its answer: each look is a query, slow on a loaded machine. */
+const RECORDED = { timeout: 30_000, interval: 200 };
+
 // Postgres only: the limit is cluster-wide, so this test holds the permits from another connection, as another
 // API process would.
 describe('/retrieve under its own cluster-wide limiter key', () => {
@@ -83,7 +86,7 @@ describe('/retrieve under its own cluster-wide limiter key', () => {
           select: { corpusName: true },
         });
         expect(refused).toEqual([{ corpusName: 'tiny' }]);
-      });
+      }, RECORDED);
     } finally {
       await reader.$disconnect();
     }
