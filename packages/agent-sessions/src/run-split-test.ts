@@ -188,20 +188,29 @@ async function expectedValues(
 }
 
 /**
- * Whether a failed run ended by its own doing: its compile or its run finished with a non-zero exit status that
- * is no kill (SIGKILL is what a memory limit or a reclaimed sandbox gives). A timeout, a sandbox error or a lost
- * permit is the machine's doing.
+ * Whether a failed expected program refused a literal itself: its compiler did (a compile step that finished
+ * with a non-zero status; `go test`'s "[build failed]"), or its serialiser did, saying so (REFUSALS). Anything
+ * else (a timeout, a kill, a sandbox error, a lost permit, and a crash that says nothing of a literal, such as a
+ * fork that failed because other runs hold the machine's process budget) is the machine's doing.
  */
 function endedByItself(response: RunCodeResponse): boolean {
   if (response.status !== 'Failed') return false;
-  const step = response.run_result ?? response.compile_result;
-  return (
+  const finishedBadly = (step: RunCodeResponse['run_result']) =>
     step?.status === 'Finished' &&
     step.return_code !== null &&
     step.return_code !== 0 &&
-    !SIGKILL_CODES.has(step.return_code)
-  );
+    !SIGKILL_CODES.has(step.return_code);
+  if (response.run_result === null) return finishedBadly(response.compile_result);
+  if (!finishedBadly(response.run_result)) return false;
+  const output = `${response.run_result.stdout ?? ''}\n${response.run_result.stderr ?? ''}`;
+  return REFUSALS.some((refusal) => output.includes(refusal));
 }
+
+/**
+ * What an expected program prints when it refuses a literal: the serialisers' own errors (Ruby, Lua, R, Perl,
+ * Java), and `go test`'s line for a test file that did not compile.
+ */
+const REFUSALS = ['fusebox: no report', 'fusebox: not one value', 'nested too deeply', '[build failed]'];
 
 /** The exit statuses of a process killed by SIGKILL, as the sandbox reports them. */
 const SIGKILL_CODES = new Set([-9, 137]);

@@ -93,12 +93,12 @@ const task = (name: string) =>
     metadata: {},
   });
 
-const step = (status: 'Finished' | 'TimeLimitExceeded', returnCode: number | null) => ({
+const step = (status: 'Finished' | 'TimeLimitExceeded', returnCode: number | null, stderr = '') => ({
   status,
   execution_time: 1,
   return_code: returnCode,
   stdout: '',
-  stderr: '',
+  stderr,
 });
 
 describe('a split test whose expected program did not run to its end', () => {
@@ -138,6 +138,22 @@ describe('a split test whose expected program did not run to its end', () => {
         files: {},
       },
     ],
+    [
+      // As when other runs hold the whole process budget: a fork fails, and so does the program.
+      'a crash that says nothing of a literal',
+      {
+        status: 'Failed',
+        message: '',
+        compile_result: null,
+        run_result: step(
+          'Finished',
+          1,
+          'ruby: failed to create timer thread (Resource temporarily unavailable)',
+        ),
+        executor_pod_name: null,
+        files: {},
+      },
+    ],
   ] as const)('%s fails the test, unjudged, and runs nothing of the model’s', async (_name, response) => {
     const split = splitTest('ruby', RUBY_TEST);
     if (split === undefined) throw new Error('not split');
@@ -149,15 +165,22 @@ describe('a split test whose expected program did not run to its end', () => {
     expect(programs).toHaveLength(1);
   });
 
-  it('a refusal of its own (a serialiser error: exit 1) still sends the test to the marker path', async () => {
+  it.each([
+    [
+      'its serialiser',
+      null,
+      step('Finished', 1, 'report.rb: fusebox: no report for a Rational (ArgumentError)'),
+    ],
+    ['its compiler', step('Finished', 1, 'error[E0282]: type annotations needed'), null],
+  ] as const)('a refusal of %s still sends the test to the marker path', async (name, compile, run) => {
     const split = splitTest('ruby', RUBY_TEST);
     if (split === undefined) throw new Error('not split');
-    const own = { ...split, expectedProgram: `${split.expectedProgram}\n# refused` };
+    const own = { ...split, expectedProgram: `${split.expectedProgram}\n# refused by ${name}` };
     const { sandbox } = sandboxAnswering({
       status: 'Failed',
       message: '',
-      compile_result: null,
-      run_result: step('Finished', 1),
+      compile_result: compile,
+      run_result: run,
       executor_pod_name: null,
       files: {},
     });
