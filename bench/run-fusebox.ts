@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** The `fusebox` CLI of this checkout. */
@@ -20,4 +21,15 @@ export async function runFusebox(
   child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const [code] = (await once(child, 'exit')) as [number | null];
   return { code, ms: performance.now() - started, out };
+}
+
+/** CPU time (user + system) process `pid` has used so far, in ms; Linux counts it in ticks of 10 ms. */
+export function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const [utime, stime] = stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .split(' ')
+    .slice(11, 13)
+    .map(Number);
+  return (utime! + stime!) * 10;
 }

@@ -8,7 +8,6 @@
 // Usage: node --conditions=@fusebox/source --import tsx bench/api/restart.ts [--rounds N] [--baseline COMMIT]
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +17,7 @@ import {
   createPostgresTestDatabase,
   type TestDatabase,
 } from '@fusebox/db/testing';
-import { FUSEBOX } from '../run-fusebox';
+import { FUSEBOX, processCpuMs as cpuMs } from '../run-fusebox';
 import { writeResults } from '../write-results';
 import { buildAtCommit } from './baseline-build';
 
@@ -29,17 +28,6 @@ const BIN = 'bin/fusebox.js (build fresh)';
 /** How each start is run: node's arguments before `serve`, by the name the table gives it. */
 type Starts = Map<string, string[]>;
 const PORT = 18_900;
-
-/** CPU time (user + system) a process has used so far, in ms; Linux counts it in ticks of 10 ms. */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const [utime, stime] = stat
-    .slice(stat.lastIndexOf(')') + 2)
-    .split(' ')
-    .slice(11, 13)
-    .map(Number);
-  return (utime! + stime!) * 10;
-}
 
 interface Timing {
   /** From spawning to the first 200 of /v1/ping. */
