@@ -7,11 +7,13 @@ import type { TaskRecord } from './task-record';
  */
 export async function upsertTasks(prisma: PrismaClient, tasks: TaskRecord[]): Promise<number> {
   const ids = tasks.map((task) => task.id);
-  return prisma.$transaction(async (transaction) => {
-    const existing = await transaction.task.count({ where: { id: { in: ids } } });
-    for (const { id, ...fields } of tasks) {
-      await transaction.task.upsert({ where: { id }, create: { id, ...fields }, update: fields });
-    }
-    return tasks.length - existing;
-  });
+  // A batch, not an interactive transaction: that one gives up after 5 s, and a server starting on a loaded
+  // machine (five at once, load 20) lost its builtin tasks' import to it and exited (P2028).
+  const [existing] = await prisma.$transaction([
+    prisma.task.count({ where: { id: { in: ids } } }),
+    ...tasks.map(({ id, ...fields }) =>
+      prisma.task.upsert({ where: { id }, create: { id, ...fields }, update: fields }),
+    ),
+  ]);
+  return tasks.length - existing;
 }
