@@ -190,8 +190,8 @@ async function expectedValues(
 /**
  * Whether a failed expected program refused a literal itself: its compiler did (a compile step that finished
  * with a non-zero status; `go test`'s "[build failed]"), or its serialiser did, saying so (REFUSALS). Anything
- * else (a timeout, a kill, a sandbox error, a lost permit, and a crash that says nothing of a literal, such as a
- * fork that failed because other runs hold the machine's process budget) is the machine's doing.
+ * else (a timeout, a kill, a sandbox error, a lost permit, a crash that says nothing of a literal, and a compile
+ * that failed to fork: MACHINE_FAILURES, as when other runs hold the process budget) is the machine's doing.
  */
 function endedByItself(response: RunCodeResponse): boolean {
   if (response.status !== 'Failed') return false;
@@ -200,11 +200,24 @@ function endedByItself(response: RunCodeResponse): boolean {
     step.return_code !== null &&
     step.return_code !== 0 &&
     !SIGKILL_CODES.has(step.return_code);
-  if (response.run_result === null) return finishedBadly(response.compile_result);
-  if (!finishedBadly(response.run_result)) return false;
-  const output = `${response.run_result.stdout ?? ''}\n${response.run_result.stderr ?? ''}`;
-  return REFUSALS.some((refusal) => output.includes(refusal));
+  const step = response.run_result ?? response.compile_result;
+  if (!finishedBadly(step)) return false;
+  const output = `${step?.stdout ?? ''}\n${step?.stderr ?? ''}`;
+  if (MACHINE_FAILURES.some((failure) => output.includes(failure))) return false;
+  return response.run_result === null || REFUSALS.some((refusal) => output.includes(refusal));
 }
+
+/**
+ * What a compiler or runtime prints when the machine, not the program, failed it: a fork, a thread or memory
+ * refused (EAGAIN, ENOMEM), as when other runs hold the sandboxes' whole process or memory budget.
+ */
+const MACHINE_FAILURES = [
+  'Resource temporarily unavailable',
+  'Cannot allocate memory',
+  'unable to create native thread',
+  'cannot fork',
+  'could not exec the linker',
+];
 
 /**
  * What an expected program prints when it refuses a literal: the serialisers' own errors (Ruby, Lua, R, Perl,

@@ -154,6 +154,21 @@ describe('a split test whose expected program did not run to its end', () => {
         files: {},
       },
     ],
+    [
+      'a compile that could not fork',
+      {
+        status: 'Failed',
+        message: '',
+        compile_result: step(
+          'Finished',
+          1,
+          'error: could not exec the linker `cc`: Resource temporarily unavailable',
+        ),
+        run_result: null,
+        executor_pod_name: null,
+        files: {},
+      },
+    ],
   ] as const)('%s fails the test, unjudged, and runs nothing of the model’s', async (_name, response) => {
     const split = splitTest('ruby', RUBY_TEST);
     if (split === undefined) throw new Error('not split');
