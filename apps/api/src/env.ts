@@ -140,6 +140,8 @@ export const envSchema = z.object({
   /** Runs one zygote forks, and seconds it lives, before it is replaced (new address-space layout, hash seed). */
   FUSEBOX_PYTHON_ZYGOTE_MAX_RUNS: positiveInt(1000),
   FUSEBOX_PYTHON_ZYGOTE_MAX_AGE_S: timerSeconds(600),
+  /** Milliseconds a Python run that finds no zygote idle waits for one before it starts cold (0: never). */
+  FUSEBOX_PYTHON_ZYGOTE_WAIT_MS: nonNegativeInt(300),
   FUSEBOX_MAX_BODY_BYTES: positiveInt(16 * 1024 * 1024),
   /** JSON bodies (and tRPC inputs) nested deeper than this are refused before they are parsed. */
   FUSEBOX_MAX_JSON_DEPTH: positiveInt(64),

@@ -101,6 +101,11 @@ export interface ExecutorOptions {
   pythonZygoteMaxRuns?: number;
   /** How long one zygote lives before it is replaced. Default 600 000 ms (10 minutes). */
   pythonZygoteMaxAgeMs?: number;
+  /**
+   * How long a Python run that finds no zygote idle waits for one to come back before it starts cold (0: not at
+   * all). Default 300 ms: enough for a burst of short runs at 4 per zygote to share the zygotes.
+   */
+  pythonZygoteWaitMs?: number;
   /** Where warnings go (isolation off, cgroups unavailable, background clean-up failures). Default console.warn. */
   warn?: (message: string) => void;
 }
@@ -239,6 +244,7 @@ export function resolveExecutorOptions(options: ExecutorOptions = {}): ResolvedE
     pythonZygoteModules: modules,
     pythonZygoteMaxRuns: count('pythonZygoteMaxRuns', 1000),
     pythonZygoteMaxAgeMs: count('pythonZygoteMaxAgeMs', 600_000),
+    pythonZygoteWaitMs: count('pythonZygoteWaitMs', 300, 0),
     warn: options.warn ?? ((message) => console.warn(message)),
   };
 }

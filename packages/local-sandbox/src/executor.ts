@@ -129,6 +129,7 @@ export class Executor {
               modules: options.pythonZygoteModules,
               maxRuns: options.pythonZygoteMaxRuns,
               maxAgeMs: options.pythonZygoteMaxAgeMs,
+              waitMs: options.pythonZygoteWaitMs,
               diskBytes: fileSizeBytes,
               maxProcesses,
             },

@@ -25,7 +25,7 @@ export function forkable(request: RunCodeRequest): boolean {
 
 /**
  * Runs a forkable `/run_code` request (see {@link forkable}) in a run forked from an idle zygote, and answers as
- * the cold path does. Resolves undefined when no zygote is idle, or when the zygote died before the program
+ * the cold path does. Resolves undefined when no zygote is idle (nor comes back within `pythonZygoteWaitMs`), or when the zygote died before the program
  * started: the caller then runs the request cold, so a zygote's crash never fails a request. Once the program
  * has started, the zygote's death ends the run as a killed one (137). A run that overruns its timeout is killed
  * alone (its init, and with it every process of its pid namespace), and its zygote forks the next run; an
@@ -36,7 +36,7 @@ export async function runForked(
   zygotes: PythonZygotes,
   { signal }: { signal?: AbortSignal } = {},
 ): Promise<CodeRunOutcome | undefined> {
-  const zygote = zygotes.take();
+  const zygote = await zygotes.take();
   if (!zygote) return undefined;
   let reusable = false;
   try {

@@ -30,6 +30,12 @@ export interface ZygoteSettings {
   diskBytes: number;
   /** `RLIMIT_NPROC` of a run (its own user namespace counts it), or none. */
   maxProcesses: number | undefined;
+  /**
+   * How long a run that finds no zygote idle waits for one to come back before it goes cold, in ms (0: not at
+   * all). A forked run takes a few ms of CPU where a cold one takes a whole interpreter's start: a short wait
+   * lets a burst of short runs share the zygotes, while a run that sleeps keeps its zygote and the rest go cold.
+   */
+  waitMs: number;
 }
 
 /** A live zygote, lent to one run at a time. */
@@ -47,8 +53,8 @@ export interface Zygote {
  * Keeps `size` Python zygotes (one per executor slot, so no two runs ever share one, nor its host uid or network
  * namespace), lends an idle one to a run, and takes it back once it has said `ready` again. A zygote that has
  * forked `maxRuns` runs or lived `maxAgeMs`, or whose run failed in any way (a timeout kills the whole zygote),
- * is disposed of and replaced in the background. When none is idle, {@link take} returns undefined and the run
- * takes the cold path: a zygote being replaced, or one that crashed, never fails a request.
+ * is disposed of and replaced in the background. When none is idle, nor comes back within `waitMs`, {@link take}
+ * returns undefined and the run takes the cold path: a zygote being replaced, or one that crashed, never fails a request.
  */
 export class PythonZygotes {
   readonly #launcher: SandboxLauncher;
@@ -56,6 +62,8 @@ export class PythonZygotes {
   readonly #settings: ZygoteSettings;
   readonly #size: number;
   readonly #idle: Zygote[] = [];
+  /** Runs waiting for a zygote to come back (see `waitMs`), oldest first: each is woken when one does. */
+  readonly #waiting: Array<() => void> = [];
   readonly #pending = new Set<Promise<unknown>>();
   readonly #onError: (error: unknown) => void;
   /** Zygotes starting, lent out, or finishing a run: with the idle ones, never more than `size`. */
@@ -88,8 +96,32 @@ export class PythonZygotes {
     return this.#lent;
   }
 
-  /** An idle live zygote, or undefined when there is none (the caller runs the code cold). */
-  take(): Zygote | undefined {
+  /**
+   * An idle live zygote, waiting up to `waitMs` (in FIFO order with other waiting runs) for one to come back when
+   * none is idle; undefined when none did (the caller runs the code cold).
+   */
+  async take(): Promise<Zygote | undefined> {
+    const deadline = performance.now() + this.#settings.waitMs;
+    for (;;) {
+      const zygote = this.#takeIdle();
+      const left = deadline - performance.now();
+      if (zygote || this.#closed || left <= 0) return zygote;
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          const at = this.#waiting.indexOf(wake);
+          if (at >= 0) this.#waiting.splice(at, 1);
+          resolve();
+        }, left);
+        this.#waiting.push(wake);
+      });
+    }
+  }
+
+  #takeIdle(): Zygote | undefined {
     for (let zygote = this.#idle.shift(); zygote; zygote = this.#idle.shift()) {
       if (zygote.sandbox.alive && !this.#expired(zygote)) {
         try {
@@ -122,7 +154,7 @@ export class PythonZygotes {
     const returned = (async () => {
       const ready = reusable && (await zygote.sandbox.events.next()) === 'ready';
       this.#busy -= 1;
-      if (ready && !this.#closed && !this.#expired(zygote)) this.#idle.push(zygote);
+      if (ready && !this.#closed && !this.#expired(zygote)) this.#makeIdle(zygote);
       else this.#dispose(zygote);
       this.#refill();
     })();
@@ -132,8 +164,15 @@ export class PythonZygotes {
   /** Stops starting zygotes, disposes of the idle ones and waits for every disposal. */
   async close(): Promise<void> {
     this.#closed = true;
+    for (const wake of this.#waiting.splice(0)) wake();
     for (const zygote of this.#idle.splice(0)) this.#dispose(zygote);
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
+  }
+
+  /** Puts `zygote` among the idle ones, and wakes the run that has waited longest for one. */
+  #makeIdle(zygote: Zygote): void {
+    this.#idle.push(zygote);
+    this.#waiting.shift()?.();
   }
 
   #expired(zygote: Zygote): boolean {
@@ -168,7 +207,7 @@ export class PythonZygotes {
                 this.#dispose(zygote);
                 this.#failed(new Error('a zygote started, but its Python process is not in its sandbox'));
               } else if (this.#closed) this.#dispose(zygote);
-              else this.#idle.push(zygote);
+              else this.#makeIdle(zygote);
             },
             (error: unknown) => {
               this.#busy -= 1;
