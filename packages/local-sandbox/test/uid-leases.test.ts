@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { isAlive } from '../src/process-alive';
 import { UidLeases } from '../src/uid-leases';
 
@@ -100,6 +100,51 @@ describe('sandbox uid leases', () => {
     expect(bystander.exitCode).toBeNull();
     bystander.kill('SIGKILL');
     await holder.close();
+  });
+
+  it.runIf(asRoot)('never give a block overlapping one held under another block size', async () => {
+    // Two servers with different FUSEBOX_SANDBOX_UID_BLOCK share the lease directory: their files differ, so
+    // before the overlap check the second leased uids the first held, and killed its running sandbox (issue 16).
+    const dir = leaseDir();
+    // A range of this process's own: another run of this file at once (CI beside a developer) kills in FIRST's.
+    const first = FIRST + 65_536 + (process.pid % 1024) * 64;
+    const uid = String(first + 1);
+    /** A process running as `uid`, once it does (setpriv switches before it execs sleep). */
+    const sandboxOf = async () => {
+      const child = spawn('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', 'sleep', '60'], {
+        stdio: 'ignore',
+      });
+      await vi.waitFor(
+        () =>
+          expect(readFileSync(`/proc/${child.pid}/status`, 'utf8')).toMatch(
+            new RegExp(`^Uid:\\t${uid}\\t`, 'm'),
+          ),
+        { timeout: 10_000, interval: 20 },
+      );
+      return child;
+    };
+    const left = await sandboxOf();
+    const killed = once(left, 'exit');
+    const big = UidLeases.open(dir, { first, size: SIZE, blocks: 2 }, (message) => {
+      throw new Error(message);
+    });
+    expect(await big?.lease()).toEqual({ first, killed: 1 });
+    await killed;
+    // The first holder's block now holds a live process of its own.
+    const own = await sandboxOf();
+    const small = UidLeases.open(dir, { first, size: SIZE / 4, blocks: 8 }, (message) => {
+      throw new Error(message);
+    });
+    // The blocks of 4 inside the held block of 16 are skipped; the first one after it is leased.
+    expect(await small?.lease()).toEqual({ first: first + SIZE, killed: 0 });
+    expect(own.exitCode).toBeNull();
+    expect(isAlive(own.pid ?? 0)).toBe(true);
+    // Control: once the big block is given back, the small holder takes its uids (and kills what runs there).
+    await big?.close();
+    const exited = once(own, 'exit');
+    expect(await small?.lease()).toEqual({ first, killed: 1 });
+    expect((await exited)[1]).toBe('SIGKILL');
+    await small?.close();
   });
 
   it('refuses a lease directory others may write', async () => {
