@@ -192,25 +192,4 @@ describe('cgroups of the budget and of the CPU', () => {
       },
     );
   });
-
-  it('share the CPU per run, not per process: a run of four busy processes does not crowd out a run of one', async () => {
-    await withExecutor({ pythonZygote: true, pythonZygotes: 2 }, async (executor) => {
-      const busy = (processes: number) =>
-        [
-          'import multiprocessing, time',
-          'def spin():',
-          '    end = time.monotonic() + 3',
-          '    while time.monotonic() < end: pass',
-          `workers = [multiprocessing.Process(target=spin) for _ in range(${processes})]`,
-          'for worker in workers: worker.start()',
-          'for worker in workers: worker.join()',
-        ].join('\n');
-      await until(() => executor.stats().idleZygotes >= 2);
-      const [many, one] = await Promise.all([busy(4), busy(1)].map((code) => forkedPython(executor, code)));
-      expect(many!.response.status).toBe('Success');
-      expect(one!.response.status).toBe('Success');
-      // Per process the lone one would get a fifth of the CPU the four get; per run, about as much.
-      expect(one!.cpuMs).toBeGreaterThan(many!.cpuMs! / 2);
-    });
-  });
 });

@@ -89,7 +89,9 @@ echo left
 `,
       ).finally(() => (done = true));
       while (!done) {
-        seenWhileRunning = Math.max(seenWhileRunning, hostProcesses(marker).length);
+        // By argv[0] alone: the shells and the python that start them carry the marker in their arguments, and
+        // a loaded machine lets the poll see them before they exec or exit.
+        seenWhileRunning = Math.max(seenWhileRunning, hostProcesses(marker, { named: true }).length);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       return run;

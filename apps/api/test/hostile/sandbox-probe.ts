@@ -255,8 +255,11 @@ try() {
 }
 `;
 
-/** The host's processes whose command line holds `marker`, as `ps` lists them: pid and host uid. */
-export function hostProcesses(marker: string): { pid: number; uid: number }[] {
+/** The host's processes whose command line (or, `named`, whose argv[0]) holds `marker`, as `ps` lists them: pid and host uid. */
+export function hostProcesses(
+  marker: string,
+  { named = false }: { named?: boolean } = {},
+): { pid: number; uid: number }[] {
   // Each bubblewrap process's argv is its mount plan (about 14 kB): with the warm sandboxes and zygotes of
   // several servers, the listing outgrows execFileSync's 1 MB default.
   return execFileSync('ps', ['-e', '-o', 'pid=,uid=,args='], {
@@ -264,7 +267,7 @@ export function hostProcesses(marker: string): { pid: number; uid: number }[] {
     maxBuffer: 64 * 1024 * 1024,
   })
     .split('\n')
-    .filter((line) => line.includes(marker))
     .map((line) => line.trim().split(/\s+/))
+    .filter(([, , name, ...args]) => (named ? name : [name, ...args].join(' '))?.includes(marker))
     .map(([pid, uid]) => ({ pid: Number(pid), uid: Number(uid) }));
 }
