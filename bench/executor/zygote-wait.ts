@@ -4,7 +4,7 @@
 //
 // node --conditions=@fusebox/source --import tsx bench/executor/zygote-wait.ts
 import { cpus, loadavg } from 'node:os';
-import { type Executor, createExecutor } from '../../packages/local-sandbox/src/executor';
+import { type Executor, createExecutor } from '@fusebox/local-sandbox/executor';
 import { writeResults } from '../write-results';
 
 const CONCURRENCY = 16;
