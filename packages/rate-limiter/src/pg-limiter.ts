@@ -164,6 +164,14 @@ class PgLimiter implements Limiter {
         return register();
       })
       .catch((error: unknown) => {
+        // Two processes registering one new key at once: ON CONFLICT (key) covers only that index, so the second
+        // insert can fail on lock_namespace's instead. Once the first has committed, the retry updates its row;
+        // if the namespace is another key's, it fails the same way and is a real collision (below).
+        const cause = (error instanceof Error ? error.cause : undefined) as { constraint?: unknown };
+        if (cause?.constraint !== 'limiter_key_lock_namespace_key') throw error;
+        return register();
+      })
+      .catch((error: unknown) => {
         const cause = (error instanceof Error ? error.cause : undefined) as {
           code?: unknown;
           constraint?: unknown;
