@@ -184,35 +184,40 @@ describe('POST /retrieve, as verl’s SearchTool and Search-R1 call it, on a cor
     );
   });
 
-  it('records a call answered when its client hung up, and the calls answered just before the server stops', async () => {
-    // A client that sends its search and goes away before the answer: the search is still answered, so recorded.
-    await new Promise<void>((resolve, reject) => {
-      const gone = request(`${server.url}/retrieve/wiki`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
+  // On Postgres only: it reads the records after the server has stopped, and the embedded database's reader
+  // needs the server that holds it (a test-harness limit, not the recorder's).
+  it.skipIf(process.env.FUSEBOX_TEST_DATABASE_MODE === 'embedded')(
+    'records a call answered when its client hung up, and the calls answered just before the server stops',
+    async () => {
+      // A client that sends its search and goes away before the answer: the search is still answered, so recorded.
+      await new Promise<void>((resolve, reject) => {
+        const gone = request(`${server.url}/retrieve/wiki`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+        });
+        gone.on('error', reject);
+        gone.end(JSON.stringify({ queries: ['hung up hamlet'], topk: 1 }), () => {
+          gone.destroy();
+          resolve();
+        });
       });
-      gone.on('error', reject);
-      gone.end(JSON.stringify({ queries: ['hung up hamlet'], topk: 1 }), () => {
-        gone.destroy();
-        resolve();
+      // Twenty calls answered, then SIGTERM at once: the records still in memory are written before it exits.
+      const queries = Array.from({ length: 20 }, (_, i) => `paris before stop ${i}`);
+      const answers = await Promise.all(
+        queries.map((query) => post(`${server.url}/retrieve/wiki`, { queries: [query] })),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual(queries.map(() => 200));
+      // (Its exit code is not the point: on a loaded machine the executor's shutdown can outlast the deadline.)
+      await server.stop();
+      const wanted = [...queries, 'hung up hamlet'];
+      const recorded = await reader.retrievalCall.findMany({
+        where: { status: 200 },
+        select: { queries: true },
       });
-    });
-    // Twenty calls answered, then SIGTERM at once: the records still in memory are written before it exits.
-    const queries = Array.from({ length: 20 }, (_, i) => `paris before stop ${i}`);
-    const answers = await Promise.all(
-      queries.map((query) => post(`${server.url}/retrieve/wiki`, { queries: [query] })),
-    );
-    expect(answers.map((answer) => answer.status)).toEqual(queries.map(() => 200));
-    // (Its exit code is not the point: on a loaded machine the executor's shutdown can outlast the deadline.)
-    await server.stop();
-    const wanted = [...queries, 'hung up hamlet'];
-    const recorded = await reader.retrievalCall.findMany({
-      where: { status: 200 },
-      select: { queries: true },
-    });
-    const found = recorded
-      .map((call) => (call.queries as string[])[0]!)
-      .filter((query) => wanted.includes(query));
-    expect(found.sort()).toEqual(wanted.sort());
-  });
+      const found = recorded
+        .map((call) => (call.queries as string[])[0]!)
+        .filter((query) => wanted.includes(query));
+      expect(found.sort()).toEqual(wanted.sort());
+    },
+  );
 });
