@@ -138,7 +138,10 @@ describe('agent session limits and auth', () => {
       select: { actionCount: true, errorCount: true, state: true, _count: { select: { actions: true } } },
     });
     expect(session).toEqual({ actionCount: 3, errorCount: 1, state: 'active', _count: { actions: 3 } });
-    const events = await reader.sessionEvent.findMany({ where: { sessionId: sid }, select: { message: true } });
+    const events = await reader.sessionEvent.findMany({
+      where: { sessionId: sid },
+      select: { message: true },
+    });
     expect(events[0]?.message).toMatch(/^409 .*FUSEBOX_SESSION_MAX_ACTIONS/);
     // The session still ends as any other (this server's one permit is too few for the reward's tests).
     expect((await post(saturated, '/postprocess', { sid })).body).toMatchObject({
