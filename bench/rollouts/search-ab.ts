@@ -4,7 +4,7 @@
 // every version understood), with the options of every version. Needs the 100k-sample database that
 // `bench/rollouts/run.ts` leaves behind (fusebox_bench_rollouts).
 // Usage: node --conditions=@fusebox/source --import tsx bench/rollouts/search-ab.ts [--baseline <commit>]
-//   [--out SEARCH-AB.md] (the query language was measured with --baseline c0a8f0c^ --out QUERY-AB.md)
+//   [--out SEARCH-AB.md] (the query language was measured with --baseline 4d1e0de^ --out QUERY-AB.md)
 import { execFileSync } from 'node:child_process';
 import { rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -169,7 +169,7 @@ async function main() {
         `Times are \`searchSamples\` alone, in process (the index reads and the candidates' checks; the API adds the ` +
         `page's texts and snippets, the same for both), ${REPEATS} calls each after one warm-up, the two versions in turn. ` +
         `Where the baseline cannot do what a row asks (prefixes or filters before 4bfe8a8, fields, NOT and OR before ` +
-        `c0a8f0c), its count shows what it answered instead: the query's words and phrases alone.\n`,
+        `4d1e0de), its count shows what it answered instead: the query's words and phrases alone.\n`,
     );
   } finally {
     await database.close();

@@ -4,7 +4,7 @@
 //
 // node --conditions=@fusebox/source --import tsx bench/trust-boundary/run.ts [--base <commit>] [--cpu-shares <n>]
 //
-// --cpu-shares sets the executors' `cpuShares` (the CPU weight of all sandboxes together, since 0eac9b1; the
+// --cpu-shares sets the executors' `cpuShares` (the CPU weight of all sandboxes together, since be57b74; the
 // default, 1024, weighs them all as one host process, so on a machine others load they get a sliver of it): a
 // commit without the option ignores it. 262144 (cgroup v1's largest) measures the layers, not that policy.
 //
