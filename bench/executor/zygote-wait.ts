@@ -6,6 +6,7 @@
 import { cpus, loadavg } from 'node:os';
 import { type Executor, createExecutor } from '@fusebox/local-sandbox/executor';
 import { writeResults } from '../write-results';
+import { printRuns } from './print-runs';
 
 const CONCURRENCY = 16;
 const RUNS = 240;
@@ -13,22 +14,8 @@ const PASSES = 2;
 const SETTINGS = { 'no wait (0 ms)': 0, 'wait 100 ms': 100, 'wait 300 ms (default)': 300 } as const;
 
 async function measure(executor: Executor) {
-  const latencies: number[] = [];
   const forkedBefore = executor.stats().forkedRuns;
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < RUNS) {
-        next += 1;
-        const begun = performance.now();
-        const { response } = await executor.runCode({ code: 'print(1)', language: 'python' });
-        if (response.status !== 'Success') throw new Error(`a run failed: ${JSON.stringify(response)}`);
-        latencies.push(performance.now() - begun);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
+  const { latencies, seconds } = await printRuns(executor, CONCURRENCY, RUNS);
   latencies.sort((a, b) => a - b);
   return {
     p50: latencies[Math.floor(latencies.length / 2)] as number,

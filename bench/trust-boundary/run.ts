@@ -16,6 +16,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { type PrintRunner, printRuns } from '../executor/print-runs';
 import { writeResults } from '../write-results';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -30,8 +31,7 @@ const LOADS = [
   { concurrency: 16, runs: 480 },
 ];
 
-interface RunCode {
-  runCode(input: { code: string; language: 'python' }): Promise<{ response: { status: string } }>;
+interface RunCode extends PrintRunner {
   close(): Promise<void>;
 }
 
@@ -68,21 +68,7 @@ async function executorOf(tree: string): Promise<RunCode> {
 
 /** Latencies (ms) of `runs` print(1) runs, `concurrency` at a time, and their rate. */
 async function measure(executor: RunCode, concurrency: number, runs: number) {
-  const latencies: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < runs) {
-        next += 1;
-        const begun = performance.now();
-        const { response } = await executor.runCode({ code: 'print(1)', language: 'python' });
-        if (response.status !== 'Success') throw new Error(`a run failed: ${JSON.stringify(response)}`);
-        latencies.push(performance.now() - begun);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
+  const { latencies, seconds } = await printRuns(executor, concurrency, runs);
   const kept = latencies.slice(Math.floor(latencies.length / 10)).sort((a, b) => a - b);
   return {
     p50: kept[Math.floor(kept.length / 2)] as number,

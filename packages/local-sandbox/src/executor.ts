@@ -268,8 +268,6 @@ export class Executor {
   async #track<T>(signal: AbortSignal | undefined, execute: (signal: AbortSignal) => Promise<T>): Promise<T> {
     // A signal of its own even without the caller's: every run listens to it, and listeners on the shared
     // closing signal would pile up with the runs in flight (Node warns past 10).
-    // A signal of its own even without the caller's: every run listens to it, and listeners on the shared
-    // closing signal would pile up with the runs in flight (Node warns past 10).
     const aborted = AbortSignal.any(signal ? [signal, this.#closing.signal] : [this.#closing.signal]);
     const running = execute(aborted);
     this.#inFlight.add(running);
