@@ -1,4 +1,4 @@
-import type { Token } from './c-like-tokens';
+import { type Token, closingBracket } from './c-like-tokens';
 import {
   type LineRole,
   type LiteralTokens,
@@ -71,29 +71,18 @@ function role(line: string): LineRole | undefined {
   )
     return undefined;
   // The condition's parenthesis closes after identical's: the rest of the line is what a failure does.
-  const call = closing(tokens, 1);
-  if (call === undefined) return undefined;
+  // Unclosed, it is the line's length: no failure follows, and the line is refused below.
+  const call = closingBracket(tokens, 1);
   const failure = tokens
     .slice(call + 1)
     .map(({ text }) => text.replaceAll('"', "'"))
     .join('');
-  if (!FAILURE.has(failure) || closing(tokens, 4) !== call - 1) return undefined;
+  if (!FAILURE.has(failure) || closingBracket(tokens, 4) !== call - 1) return undefined;
   const args = bracketArguments(tokens.slice(4, call));
   if (args?.length !== 2) return undefined;
   const [actual, expected] = args as [Token[], Token[]];
   if (!isLiteral(expected) || !candidateCall(actual, ['candidate'], isLiteral)) return undefined;
   return { letter: 'a', site: { actual: tokensText(line, actual), expected: tokensText(line, expected) } };
-}
-
-/** The index of the bracket that closes the one at `open`. */
-function closing(tokens: readonly Token[], open: number): number | undefined {
-  let depth = 0;
-  for (let index = open; index < tokens.length; index++) {
-    const { text } = tokens[index] as Token;
-    if ('([{'.includes(text)) depth++;
-    else if (')]}'.includes(text) && --depth === 0) return index;
-  }
-  return undefined;
 }
 
 /**
