@@ -203,20 +203,29 @@ function endedByItself(response: RunCodeResponse): boolean {
   const step = response.run_result ?? response.compile_result;
   if (!finishedBadly(step)) return false;
   const output = `${step?.stdout ?? ''}\n${step?.stderr ?? ''}`;
-  if (MACHINE_FAILURES.some((failure) => output.includes(failure))) return false;
+  const lower = output.toLowerCase();
+  if (MACHINE_FAILURES.some((failure) => lower.includes(failure))) return false;
   return response.run_result === null || REFUSALS.some((refusal) => output.includes(refusal));
 }
 
 /**
  * What a compiler or runtime prints when the machine, not the program, failed it: a fork, a thread or memory
- * refused (EAGAIN, ENOMEM), as when other runs hold the sandboxes' whole process or memory budget.
+ * refused (EAGAIN, ENOMEM), as when other runs hold the sandboxes' whole process or memory budget. Matched in
+ * lower case: Go spells strerror in lower case ("fork/exec ...: resource temporarily unavailable"), its runtime
+ * names only the errno ("failed to create new OS thread (...; errno=11)"), and HotSpot names the constant.
  */
 const MACHINE_FAILURES = [
-  'Resource temporarily unavailable',
-  'Cannot allocate memory',
+  'resource temporarily unavailable',
+  'cannot allocate memory',
   'unable to create native thread',
   'cannot fork',
   'could not exec the linker',
+  'failed to create new os thread',
+  'errno=11',
+  'errno=12',
+  'pthread_create failed',
+  '(eagain)',
+  '(enomem)',
 ];
 
 /**

@@ -169,6 +169,54 @@ describe('a split test whose expected program did not run to its end', () => {
         files: {},
       },
     ],
+    [
+      // go test when a compile's thread was refused (go 1.19 under a full pids.max): errno=11, no strerror text.
+      'a Go compile whose thread was refused',
+      {
+        status: 'Failed',
+        message: '',
+        compile_result: null,
+        run_result: step(
+          'Finished',
+          1,
+          '# x [x.test]\nruntime: failed to create new OS thread (have 3 already; errno=11)\nfatal error: newosproc\nFAIL\tx [build failed]',
+        ),
+        executor_pod_name: null,
+        files: {},
+      },
+    ],
+    [
+      // Go spells the errno in lower case.
+      'a Go compile that could not fork',
+      {
+        status: 'Failed',
+        message: '',
+        compile_result: null,
+        run_result: step(
+          'Finished',
+          1,
+          '# x [x.test]\nfork/exec /usr/lib/go-1.19/pkg/tool/linux_amd64/link: resource temporarily unavailable\nFAIL\tx [build failed]',
+        ),
+        executor_pod_name: null,
+        files: {},
+      },
+    ],
+    [
+      // HotSpot names the errno of a refused thread.
+      'a Java compile whose thread was refused',
+      {
+        status: 'Failed',
+        message: '',
+        compile_result: step(
+          'Finished',
+          1,
+          '[0.011s][warning][os,thread] Failed to start thread "GC Thread#0" - pthread_create failed (EAGAIN) for attributes: stacksize: 1024k.\nError occurred during initialization of VM',
+        ),
+        run_result: null,
+        executor_pod_name: null,
+        files: {},
+      },
+    ],
   ] as const)('%s fails the test, unjudged, and runs nothing of the model’s', async (_name, response) => {
     const split = splitTest('ruby', RUBY_TEST);
     if (split === undefined) throw new Error('not split');
