@@ -340,7 +340,11 @@ export const rolloutsRouter = {
       await assertRun(ctx, input.runId);
       let query;
       try {
-        query = parseSampleQuery(input.q, { knownFields: await runFieldNames(ctx.prisma, input.runId) });
+        // Only a comparison can name a field: plain text (and every page of its results) reads no field names.
+        const knownFields = /[:=<>]/.test(input.q)
+          ? await runFieldNames(ctx.prisma, input.runId)
+          : new Set<string>();
+        query = parseSampleQuery(input.q, { knownFields });
       } catch (error) {
         if (!(error instanceof SampleQueryError)) throw error;
         throw new TRPCError({ code: 'BAD_REQUEST', message: error.message });
