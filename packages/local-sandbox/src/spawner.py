@@ -120,7 +120,13 @@ def unmount(request):
     # median, 38 ms at the 90th percentile on this machine under load (one a sandbox). On the request loop it
     # held up every spawn behind it; on a thread of its own (ctypes lets go of the GIL) the waits overlap, and
     # the path is unique to its sandbox, so nothing waits for it.
-    threading.Thread(target=unmount_now, args=(request['path'],), daemon=True).start()
+    # This process lives in the sandboxes' parent cgroup, whose pids.max is their whole process budget: when runs
+    # fill it, no thread starts, and the RuntimeError would end this process and every sandbox with it (all
+    # running runs then answered 137). The unmount then waits here instead.
+    try:
+        threading.Thread(target=unmount_now, args=(request['path'],), daemon=True).start()
+    except RuntimeError:
+        unmount_now(request['path'])
 
 
 def unmount_now(path):
