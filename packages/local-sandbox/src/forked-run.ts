@@ -36,7 +36,7 @@ export async function runForked(
   zygotes: PythonZygotes,
   { signal }: { signal?: AbortSignal } = {},
 ): Promise<CodeRunOutcome | undefined> {
-  const zygote = await zygotes.take();
+  const zygote = await zygotes.take({ signal });
   if (!zygote) return undefined;
   let reusable = false;
   try {

@@ -98,25 +98,34 @@ export class PythonZygotes {
 
   /**
    * An idle live zygote, waiting up to `waitMs` (in FIFO order with other waiting runs) for one to come back when
-   * none is idle; undefined when none did (the caller runs the code cold).
+   * none is idle; undefined when none did (the caller runs the code cold), or when `signal` aborts first (the
+   * run then takes no zygote: it would run its program for a caller that has gone).
    */
-  async take(): Promise<Zygote | undefined> {
+  async take({ signal }: { signal?: AbortSignal } = {}): Promise<Zygote | undefined> {
     const deadline = performance.now() + this.#settings.waitMs;
     for (;;) {
+      if (signal?.aborted) {
+        // A wake this run got and did not use goes to the next waiting run.
+        if (this.#idle.length > 0) this.#waiting.shift()?.();
+        return undefined;
+      }
       const zygote = this.#takeIdle();
       const left = deadline - performance.now();
       if (zygote || this.#closed || left <= 0) return zygote;
       await new Promise<void>((resolve) => {
-        const wake = () => {
+        const done = () => {
           clearTimeout(timer);
+          signal?.removeEventListener('abort', leave);
           resolve();
         };
-        const timer = setTimeout(() => {
-          const at = this.#waiting.indexOf(wake);
+        const leave = () => {
+          const at = this.#waiting.indexOf(done);
           if (at >= 0) this.#waiting.splice(at, 1);
-          resolve();
-        }, left);
-        this.#waiting.push(wake);
+          done();
+        };
+        const timer = setTimeout(leave, left);
+        signal?.addEventListener('abort', leave, { once: true });
+        this.#waiting.push(done);
       });
     }
   }

@@ -14,7 +14,8 @@ const patient = useExecutor({
 const hasty = useExecutor({ concurrency: 4, pythonZygote: true, pythonZygotes: 1, pythonZygoteWaitMs: 0 });
 const brief = useExecutor({ concurrency: 4, pythonZygote: true, pythonZygotes: 1, pythonZygoteWaitMs: 200 });
 
-const python = (executor: Executor, code: string) => executor.runCode({ code, language: 'python' });
+const python = (executor: Executor, code: string, signal?: AbortSignal) =>
+  executor.runCode({ code, language: 'python' }, { signal });
 
 /** Runs `count` short runs at once on `executor` (its zygote ready first), and how many of them were forked. */
 async function forkedOf(executor: Executor, count: number): Promise<number> {
@@ -57,5 +58,34 @@ describe('a Python run that finds no zygote idle', () => {
     expect(executor.stats().forkedRuns).toBe(before + 1);
     expect(finished).toEqual(['short']);
     expect((await sleeper).response).toMatchObject({ status: 'Success', run_result: { stdout: 'slept\n' } });
+  }, 60_000);
+  it('stops waiting when aborted: the run neither forks later nor answers as if it ran', async () => {
+    const executor = patient.executor();
+    await vi.waitFor(() => expect(executor.stats().idleZygotes).toBe(1), { timeout: 30_000, interval: 50 });
+    const before = executor.stats().forkedRuns;
+    // Control: a run aborted while it runs forked is killed and rejects with the abort's reason.
+    const control = new AbortController();
+    const running = python(executor, 'import time\ntime.sleep(5)\nprint("ran")', control.signal);
+    await vi.waitFor(() => expect(executor.stats().forkedRuns).toBe(before + 1), {
+      timeout: 30_000,
+      interval: 20,
+    });
+    control.abort(new Error('client gone'));
+    await expect(running).rejects.toThrow('client gone');
+    // The probe: a sleeper holds the zygote, a second run waits for it and is aborted while it waits.
+    await vi.waitFor(() => expect(executor.stats().idleZygotes).toBe(1), { timeout: 30_000, interval: 50 });
+    const sleeper = python(executor, 'import time\ntime.sleep(1)\nprint("slept")');
+    await vi.waitFor(() => expect(executor.stats().forkedRuns).toBe(before + 2), {
+      timeout: 30_000,
+      interval: 20,
+    });
+    const waiting = new AbortController();
+    const waiter = python(executor, 'print("ran after its abort")', waiting.signal);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    waiting.abort(new Error('client gone'));
+    await expect(waiter).rejects.toThrow('client gone');
+    expect((await sleeper).response).toMatchObject({ status: 'Success', run_result: { stdout: 'slept\n' } });
+    // It never forked once the zygote came back.
+    expect(executor.stats().forkedRuns).toBe(before + 2);
   }, 60_000);
 });
