@@ -210,7 +210,8 @@ function endedByItself(response: RunCodeResponse): boolean {
 
 /**
  * What a compiler or runtime prints when the machine, not the program, failed it: a fork, a thread or memory
- * refused (EAGAIN, ENOMEM), as when other runs hold the sandboxes' whole process or memory budget. Matched in
+ * refused (EAGAIN, ENOMEM), or a compiler killed, as when other runs hold the sandboxes' whole process or memory
+ * budget. Matched in
  * lower case: Go spells strerror in lower case ("fork/exec ...: resource temporarily unavailable"), its runtime
  * names only the errno ("failed to create new OS thread (...; errno=11)"), and HotSpot names the constant.
  */
@@ -226,6 +227,11 @@ const MACHINE_FAILURES = [
   'pthread_create failed',
   '(eagain)',
   '(enomem)',
+  // A compiler or linker the kernel killed (the OOM killer of the sandbox's or the budget's memory cgroup): the
+  // compile step itself finishes with the driver's own status (go test 1, g++ 1, rustc 1), not 137.
+  'signal: killed',
+  'signal: 9',
+  'killed signal terminated program',
 ];
 
 /**

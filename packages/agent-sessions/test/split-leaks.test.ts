@@ -217,6 +217,48 @@ describe('a split test whose expected program did not run to its end', () => {
         files: {},
       },
     ],
+    [
+      // Other runs filling the memory budget: the kernel's OOM killer may pick the expected program's compiler.
+      'a Go compile the OOM killer ended',
+      {
+        status: 'Failed',
+        message: '',
+        compile_result: null,
+        run_result: step(
+          'Finished',
+          1,
+          '/usr/lib/go-1.19/pkg/tool/linux_amd64/link: signal: killed\nFAIL\tx [build failed]',
+        ),
+        executor_pod_name: null,
+        files: {},
+      },
+    ],
+    [
+      'a C++ compile the OOM killer ended',
+      {
+        status: 'Failed',
+        message: '',
+        compile_result: step(
+          'Finished',
+          1,
+          'g++: fatal error: Killed signal terminated program cc1plus\ncompilation terminated.',
+        ),
+        run_result: null,
+        executor_pod_name: null,
+        files: {},
+      },
+    ],
+    [
+      'a Rust link the OOM killer ended',
+      {
+        status: 'Failed',
+        message: '',
+        compile_result: step('Finished', 1, 'error: linking with `cc` failed: signal: 9 (SIGKILL)'),
+        run_result: null,
+        executor_pod_name: null,
+        files: {},
+      },
+    ],
   ] as const)('%s fails the test, unjudged, and runs nothing of the model’s', async (_name, response) => {
     const split = splitTest('ruby', RUBY_TEST);
     if (split === undefined) throw new Error('not split');
