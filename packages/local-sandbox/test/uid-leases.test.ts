@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -157,4 +157,44 @@ describe('sandbox uid leases', () => {
     ).toBeUndefined();
     expect(warnings.join()).toContain('others may write it');
   });
+  it.runIf(asRoot)(
+    'keep lock files no other user can open, so none can hold leases.lock and stall every holder',
+    async () => {
+      // Hostile probe (R2): a flock needs only a read-only descriptor, and every lease is taken under an exclusive,
+      // blocking flock on <dir>/leases.lock: another local user who could open it would stall every server's lease.
+      const dir = leaseDir();
+      const holder = open(dir, 2);
+      expect(await holder.lease()).toEqual({ first: FIRST, killed: 0 });
+      // The directory as an operator may have made it: others may look in, not write.
+      chmodSync(scratch, 0o755);
+      chmodSync(dir, 0o755);
+      const flockAsNobody = (path: string) =>
+        spawnSync(
+          'setpriv',
+          [
+            '--reuid=65534',
+            '--regid=65534',
+            '--clear-groups',
+            '/usr/bin/python3',
+            '-c',
+            'import fcntl, sys\nfd = open(sys.argv[1])\nfcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)\nprint("locked")',
+            path,
+          ],
+          { encoding: 'utf8' },
+        );
+      const files = readdirSync(dir);
+      expect(files).toContain('leases.lock');
+      for (const name of files) {
+        const attempt = flockAsNobody(join(dir, name));
+        expect(attempt.stdout, name).not.toContain('locked');
+        expect(attempt.stderr, name).toContain('PermissionError');
+      }
+      // Control: a file of the same directory that others may read is opened and locked by the same user.
+      writeFileSync(join(dir, 'lax'), '', { mode: 0o644 });
+      expect(flockAsNobody(join(dir, 'lax')).stdout).toContain('locked');
+      // And the holder still leases.
+      expect(await holder.lease()).toEqual({ first: FIRST + SIZE, killed: 0 });
+      await holder.close();
+    },
+  );
 });
