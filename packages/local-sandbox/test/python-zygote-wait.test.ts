@@ -88,4 +88,37 @@ describe('a Python run that finds no zygote idle', () => {
     // It never forked once the zygote came back.
     expect(executor.stats().forkedRuns).toBe(before + 2);
   }, 60_000);
+  it('gets the zygote of a run that timed out, forked from it again, with nothing of that run left', async () => {
+    const executor = patient.executor();
+    await vi.waitFor(() => expect(executor.stats().idleZygotes).toBe(1), { timeout: 30_000, interval: 50 });
+    // Control: the check sees a file and a module attribute its own run left.
+    const control = await python(
+      executor,
+      'import json, os\nopen("/tmp/left", "w").write("x")\njson.LEFT = 1\nprint(os.path.exists("/tmp/left"), hasattr(json, "LEFT"))',
+    );
+    expect(control.response.run_result?.stdout).toBe('True True\n');
+    await vi.waitFor(() => expect(executor.stats().idleZygotes).toBe(1), { timeout: 30_000, interval: 50 });
+    const before = executor.stats().forkedRuns;
+    // It leaves a file and a module attribute behind, then overruns its timeout and is killed.
+    const overrun = executor.runCode({
+      code: 'import json, time\nopen("/tmp/left", "w").write("x")\njson.LEFT = 1\ntime.sleep(30)',
+      language: 'python',
+      run_timeout: 1,
+    });
+    await vi.waitFor(() => expect(executor.stats().forkedRuns).toBe(before + 1), {
+      timeout: 30_000,
+      interval: 20,
+    });
+    const waiter = python(
+      executor,
+      'import json, os\nprint(os.path.exists("/tmp/left"), hasattr(json, "LEFT"))',
+    );
+    expect((await overrun).response.run_result?.status).toBe('TimeLimitExceeded');
+    expect((await waiter).response).toMatchObject({
+      status: 'Success',
+      run_result: { stdout: 'False False\n' },
+    });
+    // The waiter forked (from the same zygote, the only one) rather than going cold.
+    expect(executor.stats().forkedRuns).toBe(before + 2);
+  }, 60_000);
 });
