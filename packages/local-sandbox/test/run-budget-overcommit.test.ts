@@ -25,10 +25,10 @@ async function withExecutor(options: ExecutorOptions, body: (executor: Executor)
 
 const LIMITS: ExecutorOptions = { processBudget: 120, runProcesses: 10, maxProcesses: 60, concurrency: 4 };
 
-/** Takes every process the budget has left for 4 s: it starts threads, and tries again when one is refused. */
+/** Takes every process the budget has left for 6 s: it starts threads, and tries again when one is refused. */
 const bomb = [
   'import threading, time',
-  'end = time.monotonic() + 4',
+  'end = time.monotonic() + 6',
   'n = 0',
   'while time.monotonic() < end:',
   '    try:',
@@ -45,7 +45,7 @@ const sleeper = 'import time\ntime.sleep(2.5)\nprint("ok")';
 /** An honest program: it sleeps, then runs five short child processes, as a test runner or a compiler would. */
 const honest = [
   'import subprocess, time',
-  'time.sleep(1.5)',
+  'time.sleep(2.5)',
   'for _ in range(5):',
   '    subprocess.run(["true"], check=True)',
   'print("ok")',
