@@ -84,21 +84,26 @@ describe('runs that fork to their cap after admission (process budget overcommit
     });
   });
 
-  it('OPEN HOLE: bombers admitted beside an honest run fill the budget, and its forks fail as its own error', async () => {
-    await withExecutor(LIMITS, async (executor) => {
-      const victim = executor.runCode({ code: honest, language: 'python' });
-      await sleep(100);
-      const bombers = [0, 1, 2].map(() => executor.runCode({ code: bomb, language: 'python' }));
-      const { response } = await victim;
-      const counts = (await Promise.all(bombers)).map(({ response: r }) => Number(r.run_result?.stdout));
-      // The bombers were admitted (each counted at 10 when it started) and together took the whole budget.
-      expect(counts.reduce((a, b) => a + b, 0)).toBeGreaterThan(80);
-      // The honest run is reported as its own failure: status Failed, exit 1, EAGAIN from fork. A fix (admission
-      // that reserves what a run may grow to, or per-run caps that sum within the budget) turns this into
-      // Success, and this assertion must then be inverted.
-      expect(response.status).toBe('Failed');
-      expect(response.run_result?.return_code).toBe(1);
-      expect(response.run_result?.stderr).toMatch(/BlockingIOError|Resource temporarily unavailable/);
-    });
-  });
+  // Evidence of an open hole, run on demand (FUSEBOX_OPEN_HOLE_PROBES=1): it asserts the hole's presence and
+  // depends on the bombers filling the budget before the honest run forks, so the suite does not run it.
+  it.runIf(process.env.FUSEBOX_OPEN_HOLE_PROBES === '1')(
+    'OPEN HOLE: bombers admitted beside an honest run fill the budget, and its forks fail as its own error',
+    async () => {
+      await withExecutor(LIMITS, async (executor) => {
+        const victim = executor.runCode({ code: honest, language: 'python' });
+        await sleep(100);
+        const bombers = [0, 1, 2].map(() => executor.runCode({ code: bomb, language: 'python' }));
+        const { response } = await victim;
+        const counts = (await Promise.all(bombers)).map(({ response: r }) => Number(r.run_result?.stdout));
+        // The bombers were admitted (each counted at 10 when it started) and together took the whole budget.
+        expect(counts.reduce((a, b) => a + b, 0)).toBeGreaterThan(80);
+        // The honest run is reported as its own failure: status Failed, exit 1, EAGAIN from fork. A fix (admission
+        // that reserves what a run may grow to, or per-run caps that sum within the budget) turns this into
+        // Success, and this assertion must then be inverted.
+        expect(response.status).toBe('Failed');
+        expect(response.run_result?.return_code).toBe(1);
+        expect(response.run_result?.stderr).toMatch(/BlockingIOError|Resource temporarily unavailable/);
+      });
+    },
+  );
 });
