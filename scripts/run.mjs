@@ -294,11 +294,18 @@ function test() {
     FORCE_COLOR: '1',
   };
   const steps = [];
-  const step = (name, command, args, describe) => {
+  const step = (name, command, args, describe, failuresFile) => {
     log(`── ${name}`);
     const began = Date.now();
     const status = run(command, args, { env });
-    steps.push({ name, ok: status === 0, detail: describe?.(status) ?? '', ms: Date.now() - began });
+    const failures = failuresFile ? (readJson(failuresFile)?.failures ?? []) : [];
+    steps.push({
+      name,
+      ok: status === 0,
+      detail: describe?.(status) ?? '',
+      failures,
+      ms: Date.now() - began,
+    });
   };
 
   step('format', bin('prettier'), ['--check', '--log-level=warn', '.']);
@@ -317,19 +324,31 @@ function test() {
   // test again on the embedded database (PGlite).
   for (const mode of ['postgres', 'embedded']) {
     const vitestReport = join(reports, `vitest-${mode}.json`);
+    const failuresFile = join(reports, `failures-${mode}.json`);
     env.FUSEBOX_TEST_DATABASE_MODE = mode;
+    env.FUSEBOX_FAILURES_FILE = failuresFile;
     step(
       `unit+integration (${mode})`,
       bin('vitest'),
-      ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestReport}`],
+      [
+        'run',
+        '--reporter=default',
+        '--reporter=json',
+        `--reporter=${join(root, 'scripts', 'failures-reporter.mjs')}`,
+        `--outputFile.json=${vitestReport}`,
+      ],
       () => {
         const report = readJson(vitestReport);
-        return report
+        const failures = readJson(failuresFile)?.failures ?? [];
+        const counts = report
           ? `${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numPendingTests} skipped`
           : 'no report';
+        return failures.length > 0 ? `${counts}; ${failures.length} failures listed below` : counts;
       },
+      failuresFile,
     );
   }
+  delete env.FUSEBOX_FAILURES_FILE;
   delete env.FUSEBOX_TEST_DATABASE_MODE;
   const playwrightReport = join(reports, 'playwright.json');
   env.PLAYWRIGHT_JSON_OUTPUT_NAME = playwrightReport;
@@ -345,6 +364,8 @@ function test() {
   console.log(
     `\nnpm test: ${ok ? 'PASS' : 'FAIL'} in ${formatDuration(Date.now() - startedAt)}: ${parts.join('; ')}`,
   );
+  // Last, so that a log cut to its tail still says what failed.
+  for (const s of steps) for (const failure of s.failures) console.log(`  ${s.name}: ${failure}`);
   process.exit(ok ? 0 : 1);
 }
 
