@@ -39,6 +39,11 @@ export interface CgroupBudget {
   memoryBytes: number;
   /** Processes and threads of every sandbox together: no fork bomb can take the host's pid space. */
   processes: number;
+  /**
+   * The share of `processes` one run may count on however full the budget is (the budget over the runs that may
+   * run at once): a run refused a fork while it held more is one of those that filled it.
+   */
+  processesPerRun: number;
   /** The weight of all the sandboxes together against the other processes of the host (the API among them). */
   cpuShares: number;
 }
@@ -58,9 +63,11 @@ export interface CgroupUsage {
  */
 export class SandboxCgroup {
   readonly #dirs: string[];
+  readonly #processesPerRun: number;
 
-  constructor(dirs: string[]) {
+  constructor(dirs: string[], processesPerRun = Number.POSITIVE_INFINITY) {
     this.#dirs = dirs;
+    this.#processesPerRun = processesPerRun;
   }
 
   /** One directory per controller: the spawner starts the sandbox inside them, so it is never outside. */
@@ -81,6 +88,35 @@ export class SandboxCgroup {
   cpuUsageMs(): number | undefined {
     const dir = hierarchyDir(this.#dirs, ACCOUNTING);
     return dir === undefined ? undefined : Number(readFileSync(join(dir, 'cpuacct.usage'), 'utf8')) / 1e6;
+  }
+
+  /**
+   * Why what the kernel did to this sandbox was not its own program's doing, or undefined if it was: forks refused,
+   * or a process ended by the OOM killer, while the sandbox was within its own limits, because the budget all
+   * sandboxes share (the parent's) was full. Admission counts what runs hold, not what they may grow to, so
+   * neighbours can fill that budget; a run they starved says nothing about its program. Read once the run is over
+   * and before the cgroup is removed. In v1 a refused fork counts in the forking cgroup's `pids.events` whichever
+   * level refused it, and `pids.peak` tells the levels apart: a refusal by its own `pids.max` needs the sandbox at
+   * that max. A run that held more than its share of the budget when refused is one of those that filled it, so
+   * forking together cannot turn runs' own failures into sandbox errors. An OOM kill counts in the victim's
+   * `memory.oom_control`, and its own limit, when it was the one hit, in its `memory.failcnt`.
+   */
+  starvedBySharedBudget(): string | undefined {
+    const [pids, memory] = this.#dirs as [string, string];
+    const refused = Number(/^max (\d+)$/m.exec(readOptional(join(pids, 'pids.events')))?.[1] ?? 0);
+    const peak = Number(readOptional(join(pids, 'pids.peak')) || Number.NaN);
+    const max = Number(readOptional(join(pids, 'pids.max')) || Number.NaN);
+    if (refused > 0 && peak < max && peak <= this.#processesPerRun) {
+      return `the sandboxes' shared process budget was full: the kernel refused this run ${refused} fork(s) while it held at most ${peak} of its own ${max} processes, because other runs held the rest; the result is not its program's (FUSEBOX_EXECUTOR_PROCESS_BUDGET)`;
+    }
+    const oomKills = Number(
+      /^oom_kill (\d+)$/m.exec(readOptional(join(memory, 'memory.oom_control')))?.[1] ?? 0,
+    );
+    const ownLimitHit = Number(readOptional(join(memory, 'memory.failcnt')) || 0) > 0;
+    if (oomKills > 0 && !ownLimitHit) {
+      return `the sandboxes' shared memory budget was full: the kernel's OOM killer ended ${oomKills} process(es) of this run while it was within its own memory limit, because other runs held the rest; the result is not its program's (FUSEBOX_EXECUTOR_MEMORY_BUDGET_MB)`;
+    }
+    return undefined;
   }
 
   /** Its directory in the `cpu` hierarchy (where its `cpu.shares` is), or undefined without that hierarchy. */
@@ -120,10 +156,12 @@ export class SandboxCgroup {
  */
 export class CgroupParent {
   readonly #dirs: string[];
+  readonly #budget: CgroupBudget;
   #next = 0;
 
-  private constructor(dirs: string[]) {
+  private constructor(dirs: string[], budget: CgroupBudget) {
     this.#dirs = dirs;
+    this.#budget = budget;
   }
 
   /**
@@ -175,7 +213,7 @@ export class CgroupParent {
       for (const dir of dirs) tryRemove(dir);
       return `cannot set the sandboxes' budget on their parent cgroup: ${(error as Error).message}`;
     }
-    return new CgroupParent(dirs);
+    return new CgroupParent(dirs, budget);
   }
 
   /** The parent directories, one per controller: where the spawner itself lives between spawns. */
@@ -201,7 +239,7 @@ export class CgroupParent {
     const dirs = this.#dirs.map((parent) => join(parent, name));
     const [pids, memory] = dirs as [string, string];
     for (const dir of dirs) mkdirSync(dir);
-    const cgroup = new SandboxCgroup(dirs);
+    const cgroup = new SandboxCgroup(dirs, this.#budget.processesPerRun);
     try {
       writeFileSync(join(pids, 'pids.max'), String(limits.maxProcesses));
       writeFileSync(join(memory, 'memory.limit_in_bytes'), String(limits.memoryBytes));
@@ -237,6 +275,15 @@ function tryRemove(dir: string): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+}
+
+/** A cgroup file's text, or '' where the kernel does not have it (an older one lacks `pids.peak`). */
+function readOptional(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    return '';
   }
 }
 

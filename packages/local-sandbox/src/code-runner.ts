@@ -103,7 +103,7 @@ export async function runCodeRequest(
     if (result.sandboxError) return sandboxError(result.sandboxError);
     sandbox.kill();
     const files = await fetchFiles(sandbox.workdir, fetchPaths, sandboxes.limits.fetchLimitBytes);
-    const { status, message } = runStatus([result.compile, result.run]);
+    const { status, message } = runStatus([result.compile, result.run], sandbox.starvedBySharedBudget());
     return {
       response: {
         status,

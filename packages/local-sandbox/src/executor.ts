@@ -158,6 +158,7 @@ export class Executor {
       budget: {
         memoryBytes: resolved.memoryBudgetMB * MB,
         processes: resolved.processBudget,
+        processesPerRun: Math.floor(resolved.processBudget / resolved.concurrency),
         cpuShares: resolved.cpuShares,
       },
       cpuShares: SANDBOX_CPU_SHARES,

@@ -127,7 +127,7 @@ async function forkRun(
     await stdio.ended;
     signal?.throwIfAborted();
     const result = stepResult(run, null, stdio.stdout.text(), stdio.stderr.text());
-    const { status, message } = runStatus([null, result]);
+    const { status, message } = runStatus([null, result], cgroup?.starvedBySharedBudget());
     return {
       ended: ended !== undefined,
       result: {

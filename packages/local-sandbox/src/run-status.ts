@@ -2,15 +2,21 @@ import type { CommandRunResult, RunStatus } from '@fusebox/sandbox-client/protoc
 
 /**
  * SandboxFusion's verdict over a run's steps, with its `message`: a step that errored makes it `SandboxError`
- * (the message is that step's stderr); otherwise any timeout or non-zero exit makes it `Failed`.
+ * (the message is that step's stderr); otherwise any timeout or non-zero exit makes it `Failed`. A run that other
+ * runs starved of the shared budget (`starved`, the reason) is a `SandboxError` too, whatever its steps say: a
+ * reward must not score its program by what its neighbours did.
  *
  * @example
  * runStatus([compileResult, runResult]); // { status: 'Failed', message: '' }
  */
-export function runStatus(steps: readonly (CommandRunResult | null)[]): {
+export function runStatus(
+  steps: readonly (CommandRunResult | null)[],
+  starved?: string,
+): {
   status: RunStatus;
   message: string;
 } {
+  if (starved !== undefined) return { status: 'SandboxError', message: starved };
   const ran = steps.filter((step): step is CommandRunResult => step !== null);
   const errored = ran.find((step) => step.status === 'Error');
   if (errored) return { status: 'SandboxError', message: errored.stderr ?? '' };

@@ -86,6 +86,11 @@ export class Sandbox {
     for (const pid of this.#cgroup?.processes() ?? [this.pid]) setNiceness(pid, 0);
   }
 
+  /** See {@link SandboxCgroup.starvedBySharedBudget}; undefined without cgroups. */
+  starvedBySharedBudget(): string | undefined {
+    return this.#cgroup?.starvedBySharedBudget();
+  }
+
   /** Kills every process of the sandbox at once; safe to call any number of times. */
   kill(): void {
     this.#killTree();

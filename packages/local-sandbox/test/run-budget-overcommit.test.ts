@@ -3,10 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { type Executor, createExecutor } from '../src/executor';
 import type { ExecutorOptions } from '../src/executor-options';
 
-// Hostile probe (R2, open): admission counts a run at what it holds when it starts (at least runProcesses), but
-// each run may grow to maxProcesses afterwards, and the sandboxes' parent cgroup holds the whole processBudget.
-// Runs that fork to their cap after being admitted fill the budget, and a run admitted before them then cannot
-// fork at all: it fails as its own program would (a non-zero exit and EAGAIN on stderr), not as a sandbox error.
+// Hostile probe (R2): admission counts a run at what it holds when it starts (at least runProcesses), but each run
+// may grow to maxProcesses afterwards, and the sandboxes' parent cgroup holds the whole processBudget. Runs that
+// fork to their cap after being admitted fill the budget, and a run admitted before them then cannot fork at all.
 // With the defaults, 16 runs at 512 fill 8192. Here the same at scale: 2 runs of at most 60 fill a budget of 120.
 
 async function withExecutor(options: ExecutorOptions, body: (executor: Executor) => Promise<void>) {
@@ -25,10 +24,10 @@ async function withExecutor(options: ExecutorOptions, body: (executor: Executor)
 
 const LIMITS: ExecutorOptions = { processBudget: 120, runProcesses: 10, maxProcesses: 60, concurrency: 4 };
 
-/** Takes every process the budget has left for 6 s: it starts threads, and tries again when one is refused. */
+/** Takes every process the budget has left for 8 s: it starts threads, and tries again when one is refused. */
 const bomb = [
   'import threading, time',
-  'end = time.monotonic() + 6',
+  'end = time.monotonic() + 8',
   'n = 0',
   'while time.monotonic() < end:',
   '    try:',
@@ -42,10 +41,13 @@ const bomb = [
 /** A run that forks nothing: it sleeps through the bombing and prints. */
 const sleeper = 'import time\ntime.sleep(2.5)\nprint("ok")';
 
-/** An honest program: it sleeps, then runs five short child processes, as a test runner or a compiler would. */
+/**
+ * An honest program: it sleeps (long enough for bombers started beside it to fill the budget, even on a loaded
+ * machine), then runs five short child processes, as a test runner or a compiler would.
+ */
 const honest = [
   'import subprocess, time',
-  'time.sleep(2.5)',
+  'time.sleep(4)',
   'for _ in range(5):',
   '    subprocess.run(["true"], check=True)',
   'print("ok")',
@@ -84,26 +86,64 @@ describe('runs that fork to their cap after admission (process budget overcommit
     });
   });
 
-  // Evidence of an open hole, run on demand (FUSEBOX_OPEN_HOLE_PROBES=1): it asserts the hole's presence and
-  // depends on the bombers filling the budget before the honest run forks, so the suite does not run it.
-  it.runIf(process.env.FUSEBOX_OPEN_HOLE_PROBES === '1')(
-    'OPEN HOLE: bombers admitted beside an honest run fill the budget, and its forks fail as its own error',
-    async () => {
-      await withExecutor(LIMITS, async (executor) => {
-        const victim = executor.runCode({ code: honest, language: 'python' });
-        await sleep(100);
-        const bombers = [0, 1, 2].map(() => executor.runCode({ code: bomb, language: 'python' }));
-        const { response } = await victim;
-        const counts = (await Promise.all(bombers)).map(({ response: r }) => Number(r.run_result?.stdout));
-        // The bombers were admitted (each counted at 10 when it started) and together took the whole budget.
-        expect(counts.reduce((a, b) => a + b, 0)).toBeGreaterThan(80);
-        // The honest run is reported as its own failure: status Failed, exit 1, EAGAIN from fork. A fix (admission
-        // that reserves what a run may grow to, or per-run caps that sum within the budget) turns this into
-        // Success, and this assertion must then be inverted.
-        expect(response.status).toBe('Failed');
-        expect(response.run_result?.return_code).toBe(1);
-        expect(response.run_result?.stderr).toMatch(/BlockingIOError|Resource temporarily unavailable/);
-      });
-    },
-  );
+  it('a run whose forks the full budget refused is a sandbox error, not its program failing', async () => {
+    // Before, the honest run came back Failed, exit 1, with BlockingIOError: a reward scored its program by what
+    // its neighbours did. Admission still overcommits (runs are counted by what they hold), but the kernel says
+    // which level refused the fork, and such a run is reported as starved, never as its program's failure.
+    await withExecutor(LIMITS, async (executor) => {
+      const victim = executor.runCode({ code: honest, language: 'python' });
+      await sleep(100);
+      const bombers = [0, 1, 2].map(() => executor.runCode({ code: bomb, language: 'python' }));
+      const { response } = await victim;
+      const bombed = (await Promise.all(bombers)).map(({ response: r }) => r);
+      const counts = bombed.map((r) => Number(r.run_result?.stdout));
+      // The bombers were admitted (each counted at 10 when it started) and together took the whole budget.
+      expect(counts.reduce((a, b) => a + b, 0)).toBeGreaterThan(80);
+      // A bomber refused while it held more than its share (120 over 4 runs) filled the budget itself: its
+      // program's outcome stands (it caught the refusals and printed its count).
+      for (const [index, r] of bombed.entries()) {
+        if ((counts[index] ?? 0) > 30) expect(r.status).toBe('Success');
+      }
+      expect(bombed.some((r, index) => (counts[index] ?? 0) > 30)).toBe(true);
+      expect(response.status).toBe('SandboxError');
+      expect(response.message).toMatch(
+        /shared process budget was full: the kernel refused this run \d+ fork/,
+      );
+      // What it printed is kept, for whoever looks into it.
+      expect(response.run_result?.stderr).toMatch(/BlockingIOError|Resource temporarily unavailable/);
+    });
+  });
+});
+
+describe('runs that grow past the memory budget together', () => {
+  // A memory budget of 400 MB for all sandboxes, and 350 MB for each: two runs that each fit alone do not fit
+  // together, and the kernel's OOM killer then takes the larger, whichever of them grew last.
+  const MEMORY: ExecutorOptions = {
+    memoryBudgetMB: 400,
+    memoryCapMB: 350,
+    runMemoryMB: 16,
+    concurrency: 4,
+    pythonZygote: false,
+  };
+  const holder = (mb: number, seconds: number) =>
+    `import time\nx = bytearray(${mb} * 1024 * 1024)\nfor i in range(0, len(x), 4096): x[i] = 1\ntime.sleep(${seconds})\nprint("ok")`;
+
+  it('a run the OOM killer took for the shared budget is a sandbox error; one past its own cap is its failure', async () => {
+    await withExecutor(MEMORY, async (executor) => {
+      const victim = executor.runCode({ code: holder(250, 5), language: 'python' });
+      await sleep(2000);
+      const grower = executor.runCode({ code: holder(300, 1), language: 'python' });
+      const [{ response: starved }, { response: grown }] = await Promise.all([victim, grower]);
+      expect(starved.status).toBe('SandboxError');
+      expect(starved.message).toMatch(
+        /shared memory budget was full: the kernel's OOM killer ended 1 process/,
+      );
+      expect(starved.run_result?.return_code).toBe(137);
+      expect(grown.status).toBe('Success');
+      // Alone past its own cap: the model's doing, as before.
+      const { response: greedy } = await executor.runCode({ code: holder(380, 1), language: 'python' });
+      expect(greedy.status).toBe('Failed');
+      expect(greedy.run_result?.return_code).toBe(137);
+    });
+  });
 });
