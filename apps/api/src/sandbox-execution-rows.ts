@@ -72,6 +72,38 @@ export function unansweredRow(
   };
 }
 
+/** What a row names as the language of a request that did not say one. */
+const NO_LANGUAGE = '(none)';
+/** Characters of a refused request's language kept: a real one is a short name. */
+const STORED_LANGUAGE_CHARS = 64;
+
+/**
+ * The row for a body refused with 422 before it ran (`Refused`, pydantic's complaints as its message), with what
+ * of the request could be read: its code or cells, and its language when it sent one as a string.
+ */
+export function invalidRequestRow(
+  source: 'run_code' | 'run_jupyter',
+  received: unknown,
+  detail: readonly { loc: readonly (string | number)[]; msg: string }[],
+  requestedAt: Date,
+): ExecutionRow {
+  const body = (typeof received === 'object' && received !== null ? received : {}) as Record<string, unknown>;
+  const cells = Array.isArray(body.cells)
+    ? body.cells.filter((cell): cell is string => typeof cell === 'string')
+    : [];
+  const code =
+    source === 'run_jupyter' ? cells.join('\n# %%\n') : typeof body.code === 'string' ? body.code : '';
+  const language =
+    source === 'run_jupyter' ? 'python' : typeof body.language === 'string' ? body.language : NO_LANGUAGE;
+  const complaints = detail.map((entry) => `${entry.loc.join('.')}: ${entry.msg}`).join('; ');
+  return unansweredRow(
+    { source, language: stored(language, STORED_LANGUAGE_CHARS), code: stored(code, STORED_CODE_CHARS) },
+    'Refused',
+    `422 ${complaints}`,
+    requestedAt,
+  );
+}
+
 /** The row for one `/run_code`. */
 export function runCodeRow(request: RunCodeRequest, execution: CodeExecution): ExecutionRow {
   const { response } = execution;

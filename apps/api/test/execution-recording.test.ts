@@ -7,9 +7,9 @@ import { createPostgresTestDatabase, type PostgresTestDatabase } from '@fusebox/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from './serve-process';
 
-// Every request that passed validation is in the execution table before its answer leaves: answered, refused
-// (429 from the global limit or from a full executor, 422 before running), abandoned by its client (running or
-// still waiting), and when the database cannot take the row the client gets 503, never a 200 that left no trace.
+// Every request is in the execution table before its answer leaves: answered, refused (429 from the global limit
+// or from a full executor, 422 for an invalid body or before running), abandoned by its client (running or still
+// waiting), and when the database cannot take the row the client gets 503, never a 200 that left no trace.
 // Postgres only: a trigger stands in for a database that refuses one row.
 
 /** Code containing this cannot be recorded: the trigger below refuses its row. */
@@ -104,6 +104,36 @@ describe('execution recording', () => {
     await expect
       .poll(() => rowsOf(code), { timeout: 10_000 })
       .toEqual([expect.objectContaining({ status: 'Abandoned' })]);
+  });
+
+  it('records a body refused with 422, naming what was wrong, with the code it carried', async () => {
+    const code = 'print("in an unknown language")';
+    const answer = await post('/run_code', { code, language: 'cobol-9000' });
+    expect(answer.status).toBe(422);
+    const { detail } = (await answer.json()) as { detail: { loc: string[] }[] };
+    expect(detail[0]?.loc).toEqual(['body', 'language']);
+    expect(await rowsOf(code)).toEqual([
+      expect.objectContaining({
+        status: 'Refused',
+        message: expect.stringMatching(/^422 body\.language: /) as unknown,
+        acquiredAt: null,
+      }),
+    ]);
+    // A body without code or language is recorded too, under what it lacked.
+    const cells = ['x = 1', 'x +'];
+    const jupyter = await post('/run_jupyter', { cells, total_timeout: 'soon' });
+    expect(jupyter.status).toBe(422);
+    expect(await rowsOf(cells.join('\n# %%\n'))).toEqual([
+      expect.objectContaining({
+        status: 'Refused',
+        message: expect.stringMatching(/^422 body\.total_timeout: /) as unknown,
+      }),
+    ]);
+  });
+
+  it('still answers 422 to an invalid body whose row the database refuses', async () => {
+    const answer = await post('/run_code', { code: `print(1) ${UNRECORDABLE}`, language: 'cobol-9000' });
+    expect(answer.status).toBe(422);
   });
 
   it('answers 503 with Retry-After when the row cannot be written, and the other rows of its batch go in', async () => {

@@ -30,6 +30,22 @@ export async function sendRecorded(
 }
 
 /**
+ * Records a body refused before it ran, then answers 422 with pydantic's `detail`. The 422 stands even when the
+ * database cannot take the row (logged): sent again, the same body would be refused the same way.
+ */
+export async function sendInvalid(
+  reply: FastifyReply,
+  recorder: ExecutionRecorder,
+  row: ExecutionRow,
+  detail: unknown,
+): Promise<void> {
+  await recorder
+    .record(row)
+    .catch((error: unknown) => reply.log.error({ err: error }, 'could not record an invalid request'));
+  sendJson(reply, 422, { detail });
+}
+
+/**
  * Records a request that ended without an execution's answer, then answers it: a refusal (429 saturated, 503
  * database or shutdown, 404/409/422) as `Refused`, a client that closed its connection as `Abandoned` (nobody to
  * answer), anything else as `Error`, rethrown for the scope's 500. A refusal the database cannot record becomes

@@ -73,45 +73,54 @@ export function acceptJsonBodies(
   );
 }
 
+/** A body refused before it ran: pydantic's `detail`, and the body as far as it could be parsed (for its record). */
+export interface InvalidBody {
+  detail: ValidationDetailEntry[];
+  received: unknown;
+}
+
 /**
  * Validates a body against a protocol schema, after the server's own `limits` (counted before the schema runs,
- * so a huge body is refused cheaply). On failure it answers 422 with FastAPI/pydantic v2's `detail` (naming each
- * bad field) and returns undefined.
+ * so a huge body is refused cheaply): the parsed body, or what FastAPI/pydantic v2 would answer with 422 (naming
+ * each bad field).
  */
+export function checkBody<S extends z.ZodType>(
+  schema: S,
+  received: unknown,
+  limits: readonly FieldLimit[] = [],
+): { body: z.output<S> } | { invalid: InvalidBody } {
+  const counted = received instanceof JsonText ? countedLimitProblems(received.entries, limits) : [];
+  if (counted.length > 0) return { invalid: { detail: counted.map(limitDetail), received: undefined } };
+  const body = received instanceof JsonText ? parseJson(received.text) : received;
+  if (body instanceof InvalidJson) {
+    const detail = [
+      {
+        type: 'json_invalid',
+        loc: ['body', body.position],
+        msg: 'JSON decode error',
+        input: {},
+        ctx: { error: body.message },
+      },
+    ];
+    return { invalid: { detail, received: undefined } };
+  }
+  const problems = fieldLimitProblems(body, limits);
+  if (problems.length > 0) return { invalid: { detail: problems.map(limitDetail), received: body } };
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return { body: parsed.data };
+  return { invalid: { detail: validationDetail(parsed.error, body).detail, received: body } };
+}
+
+/** {@link checkBody}, answering 422 itself for an invalid body (and returning undefined). */
 export function parseBody<S extends z.ZodType>(
   reply: FastifyReply,
   schema: S,
   received: unknown,
   limits: readonly FieldLimit[] = [],
 ): z.output<S> | undefined {
-  const counted = received instanceof JsonText ? countedLimitProblems(received.entries, limits) : [];
-  if (counted.length > 0) {
-    sendJson(reply, 422, { detail: counted.map(limitDetail) });
-    return undefined;
-  }
-  const body = received instanceof JsonText ? parseJson(received.text) : received;
-  if (body instanceof InvalidJson) {
-    sendJson(reply, 422, {
-      detail: [
-        {
-          type: 'json_invalid',
-          loc: ['body', body.position],
-          msg: 'JSON decode error',
-          input: {},
-          ctx: { error: body.message },
-        },
-      ],
-    });
-    return undefined;
-  }
-  const problems = fieldLimitProblems(body, limits);
-  if (problems.length > 0) {
-    sendJson(reply, 422, { detail: problems.map(limitDetail) });
-    return undefined;
-  }
-  const parsed = schema.safeParse(body);
-  if (parsed.success) return parsed.data;
-  sendJson(reply, 422, validationDetail(parsed.error, body));
+  const checked = checkBody(schema, received, limits);
+  if ('body' in checked) return checked.body;
+  sendJson(reply, 422, { detail: checked.invalid.detail });
   return undefined;
 }
 

@@ -7,6 +7,7 @@ import type { FieldLimit } from '../input/field-limits';
 import { lostCodeExecution, lostJupyterExecution } from '../lost-permit';
 import {
   type RequestFields,
+  invalidRequestRow,
   runCodeRequestFields,
   runCodeRow,
   runJupyterRequestFields,
@@ -14,16 +15,16 @@ import {
   unansweredRow,
 } from '../sandbox-execution-rows';
 import type { CodeRunner } from '../upstream-sandbox';
-import { sendRecorded, sendUnanswered } from './recorded-answer';
-import { abortOnDisconnect, parseBody } from './sandbox-http';
+import { sendInvalid, sendRecorded, sendUnanswered } from './recorded-answer';
+import { abortOnDisconnect, checkBody } from './sandbox-http';
 import type { SandboxLimits } from './sandbox-limits';
 
 /**
  * SandboxFusion's execution routes, answered by `runner` (the local executor or an upstream SandboxFusion) in
  * SandboxFusion's exact format: HTTP 200
  * even for `SandboxError`, 422 with pydantic's `detail` for a bad body or one over the server's `limits`. Every
- * request that passed validation is recorded before it is answered (refused, abandoned and failed ones too), or
- * answered 503 if the database cannot take its row. Each runs under a global permit of `gate`; one whose permit
+ * request is recorded before it is answered (invalid, refused, abandoned and failed ones too), or answered 503 if
+ * the database cannot take its row (an invalid one still gets its 422). Each runs under a global permit of `gate`; one whose permit
  * is lost mid-run is aborted and answers `SandboxError`.
  */
 export function registerRunRoutes(
@@ -34,7 +35,7 @@ export function registerRunRoutes(
   limits: SandboxLimits,
 ): void {
   const route = <S extends z.ZodType, E extends { response: unknown; timing: ExecutionTiming }>(
-    path: string,
+    source: 'run_code' | 'run_jupyter',
     schema: S,
     fieldLimits: readonly FieldLimit[],
     execute: (body: z.output<S>, signal: AbortSignal) => Promise<E>,
@@ -42,10 +43,15 @@ export function registerRunRoutes(
     requestFields: (body: z.output<S>) => RequestFields,
     lost: (lost: Error, timing: ExecutionTiming) => E,
   ) =>
-    scope.post(path, async (request, reply) => {
-      const body = parseBody(reply, schema, request.body, fieldLimits);
-      if (body === undefined) return reply;
+    scope.post(`/${source}`, async (request, reply) => {
       const requestedAt = new Date();
+      const checked = checkBody(schema, request.body, fieldLimits);
+      if ('invalid' in checked) {
+        const { received, detail } = checked.invalid;
+        await sendInvalid(reply, recorder, invalidRequestRow(source, received, detail, requestedAt), detail);
+        return reply;
+      }
+      const body = checked.body;
       try {
         const outcome = await gate.run((signal) => execute(body, signal), {
           signal: abortOnDisconnect(reply),
@@ -63,7 +69,7 @@ export function registerRunRoutes(
     });
 
   route(
-    '/run_code',
+    'run_code',
     runCodeRequestSchema,
     limits.runCode,
     (body, signal) => runner.runCode(body, { signal }),
@@ -72,7 +78,7 @@ export function registerRunRoutes(
     lostCodeExecution,
   );
   route(
-    '/run_jupyter',
+    'run_jupyter',
     runJupyterRequestSchema,
     limits.runJupyter,
     (body, signal) => runner.runJupyter(body, { signal }),
