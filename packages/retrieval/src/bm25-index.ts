@@ -1,4 +1,5 @@
 import { type Stemmer, bm25Terms, bm25Words, stemWord } from './bm25-terms';
+import { TopHits } from './top-hits';
 
 /** BM25's two constants. */
 export interface Bm25Parameters {
@@ -103,11 +104,9 @@ export class Bm25IndexBuilder {
       if (weight > maxWeights[this.#pairTerms[pair]!]!) maxWeights[this.#pairTerms[pair]!] = weight;
     }
     const idf = new Float64Array(terms);
-    const bounds = new Float64Array(terms);
     for (let term = 0; term < terms; term++) {
       const df = starts[term + 1]! - starts[term]!;
       idf[term] = Math.log(1 + (documents - df + 0.5) / (df + 0.5));
-      bounds[term] = idf[term]! * maxWeights[term]!;
     }
     const index = new Bm25Index(
       this.#termIds,
@@ -115,7 +114,7 @@ export class Bm25IndexBuilder {
       postingDocs,
       postingWeights,
       idf,
-      bounds,
+      maxWeights,
       documents,
       this.#stemmer,
     );
@@ -137,6 +136,12 @@ export class Bm25IndexBuilder {
 }
 
 /**
+ * Bounds of a score are compared with this much room: a sum of floats rounds differently depending on its order,
+ * by far less than this, so a document is never skipped for a bound that rounding made a hair too small.
+ */
+const BOUND_SLACK = 1 + 1e-9;
+
+/**
  * An in-memory BM25 index over a fixed list of documents, scored as Lucene (and so pyserini) does:
  * idf = ln(1 + (N - df + 0.5) / (df + 0.5)) and, per term, idf · tf / (tf + k1 · (1 - b + b · dl / avgdl)),
  * summed over the query's terms (a term given twice counts twice). Lucene stores document lengths rounded, so
@@ -148,25 +153,18 @@ export class Bm25IndexBuilder {
  * const hits = builder.build().search('who wrote hamlet', 3); // [{ doc: 12, score: 7.1 }, …]
  */
 export class Bm25Index {
-  /** Scratch space for one search: a score per document, and which ones the search touched. */
-  readonly #scores: Float64Array;
-  readonly #touched: Int32Array;
-
   constructor(
     private readonly termIds: ReadonlyMap<string, number>,
     private readonly starts: Int32Array,
     private readonly postingDocs: Int32Array,
     private readonly postingWeights: Float32Array,
     private readonly idf: Float64Array,
-    /** Per term, the most it adds to any document's score. */
-    private readonly bounds: Float64Array,
+    /** Per term, its largest posting weight: times its idf, the most it adds to any document's score. */
+    private readonly maxWeights: Float32Array,
     readonly documents: number,
     /** How the documents' words were reduced to terms, and so how a query's are. */
     readonly stemmer: Stemmer = 'none',
-  ) {
-    this.#scores = new Float64Array(documents);
-    this.#touched = new Int32Array(documents);
-  }
+  ) {}
 
   /** Distinct terms in the index. */
   get terms(): number {
@@ -176,132 +174,98 @@ export class Bm25Index {
   /**
    * The `topk` best documents for `query`, best first; equal scores in the order the documents were added.
    * Documents that share no term with the query are never returned, so there may be fewer than `topk`.
+   *
+   * Documents are visited in ascending order, scoring each on all its query terms at once, and those that
+   * cannot make the top k are skipped (MaxScore, as Lucene and PISA do it): the query's terms go by what they
+   * can add to a score, most first; once the k-th best score so far is at least what the last terms could add
+   * together, a document holding only those cannot beat it, so only the other terms' postings are walked, and
+   * the last terms are looked up (by galloping search) for the documents found, and only while the document
+   * can still get in. A document's score is summed over its terms in that one order, so ranking and scores are
+   * exactly those of scoring every document.
    */
   search(query: string, topk: number): Bm25Hit[] {
-    const scores = this.#scores;
-    const touched = this.#touched;
-    let touchedCount = 0;
-    // Terms with the most they can add first (rare terms), so the common terms, with the longest postings, come
-    // last and can often be skipped (MaxScore): once the k-th best score so far beats everything the remaining
-    // terms could add together, no document they alone hold can make the top k, and they are only looked up
-    // for the documents already found.
     const terms = this.#queryTerms(query);
-    let remaining = terms.reduce((sum, term) => sum + term.bound, 0);
-    let next = 0;
-    for (; next < terms.length; next++) {
-      if (next > 0 && touchedCount >= topk && this.#kthBest(touchedCount, topk) > remaining) break;
-      const { id, times, bound } = terms[next]!;
-      const idf = times * this.idf[id]!;
-      const end = this.starts[id + 1]!;
-      for (let posting = this.starts[id]!; posting < end; posting++) {
-        const doc = this.postingDocs[posting]!;
-        if (scores[doc] === 0) touched[touchedCount++] = doc;
-        scores[doc]! += idf * this.postingWeights[posting]!;
-      }
-      remaining -= bound;
+    const count = terms.length;
+    const best = new TopHits(Math.max(0, Math.min(Math.ceil(topk), this.documents)));
+    if (count === 0 || best.k === 0) return [];
+    const { postingDocs, postingWeights } = this;
+    const at = new Int32Array(count);
+    const end = new Int32Array(count);
+    const weight = new Float64Array(count);
+    /** rest[i]: the most terms i.. can add together. */
+    const rest = new Float64Array(count + 1);
+    for (const [i, { id, times }] of terms.entries()) {
+      at[i] = this.starts[id]!;
+      end[i] = this.starts[id + 1]!;
+      weight[i] = times * this.idf[id]!;
     }
-    for (; next < terms.length; next++) {
-      const { id, times } = terms[next]!;
-      const idf = times * this.idf[id]!;
-      for (let i = 0; i < touchedCount; i++) {
-        const doc = touched[i]!;
-        const posting = this.#find(id, doc);
-        if (posting >= 0) scores[doc]! += idf * this.postingWeights[posting]!;
+    // A posting adds weight · its posting weight, at most weight · the largest: rounding keeps that order.
+    for (let i = count - 1; i >= 0; i--) rest[i] = weight[i]! * this.maxWeights[terms[i]!.id]! + rest[i + 1]!;
+    /** Terms 0..walked-1 have their postings walked; the others are only looked up. */
+    let walked = count;
+    /** A document gets in only with a score above this once k are kept (at a tie, the earlier one stays). */
+    let threshold = 0;
+    for (;;) {
+      let doc = this.documents;
+      for (let i = 0; i < walked; i++) {
+        if (at[i]! < end[i]! && postingDocs[at[i]!]! < doc) doc = postingDocs[at[i]!]!;
       }
-    }
-    const best = new TopHits(topk);
-    for (let i = 0; i < touchedCount; i++) {
-      const doc = touched[i]!;
-      best.offer(doc, scores[doc]!);
-      scores[doc] = 0;
+      if (doc === this.documents) break;
+      let score = 0;
+      for (let i = 0; i < walked; i++) {
+        if (at[i]! < end[i]! && postingDocs[at[i]!]! === doc) score += weight[i]! * postingWeights[at[i]!++]!;
+      }
+      let outranked = false;
+      for (let i = walked; i < count; i++) {
+        if (best.full && (score + rest[i]!) * BOUND_SLACK <= threshold) {
+          outranked = true;
+          break;
+        }
+        const posting = this.#seek(at[i]!, end[i]!, doc);
+        at[i] = posting;
+        if (posting < end[i]! && postingDocs[posting]! === doc)
+          score += weight[i]! * postingWeights[posting]!;
+      }
+      if (outranked || !best.offer(doc, score) || !best.full) continue;
+      threshold = best.worst();
+      while (walked > 0 && rest[walked - 1]! * BOUND_SLACK <= threshold) walked -= 1;
     }
     return best.sorted();
   }
 
   /** The query's known terms, each once with how often the query has it, by what they can add, most first. */
-  #queryTerms(query: string): { id: number; times: number; bound: number }[] {
+  #queryTerms(query: string): { id: number; times: number }[] {
     const times = new Map<number, number>();
     for (const term of bm25Terms(query, this.stemmer)) {
       const id = this.termIds.get(term);
       if (id !== undefined) times.set(id, (times.get(id) ?? 0) + 1);
     }
+    const bound = (id: number, count: number) => count * (this.idf[id]! * this.maxWeights[id]!);
     return [...times]
-      .map(([id, count]) => ({ id, times: count, bound: count * this.bounds[id]! }))
+      .map(([id, count]) => ({ id, times: count, bound: bound(id, count) }))
       .sort((a, b) => b.bound - a.bound || a.id - b.id);
   }
 
-  /** The k-th best score among the documents touched so far (a lower bound of their final scores). */
-  #kthBest(touchedCount: number, k: number): number {
-    const best = new TopHits(k);
-    for (let i = 0; i < touchedCount; i++) best.offer(this.#touched[i]!, this.#scores[this.#touched[i]!]!);
-    return best.worst();
-  }
-
-  /** Where `doc` is in the term's postings (documents ascending), or -1. */
-  #find(term: number, doc: number): number {
-    let low = this.starts[term]!;
-    let high = this.starts[term + 1]! - 1;
-    while (low <= high) {
+  /**
+   * The first posting in [from, end) whose document is `doc` or later (postings are in ascending document
+   * order), or end: galloping, so a short hop costs a step or two and a long one its logarithm.
+   */
+  #seek(from: number, end: number, doc: number): number {
+    const docs = this.postingDocs;
+    if (from >= end || docs[from]! >= doc) return from;
+    let low = from;
+    let step = 1;
+    while (low + step < end && docs[low + step]! < doc) {
+      low += step;
+      step *= 2;
+    }
+    let high = Math.min(low + step, end);
+    // docs[low] < doc, and docs[high] >= doc or high is end.
+    while (high - low > 1) {
       const middle = (low + high) >>> 1;
-      const found = this.postingDocs[middle]!;
-      if (found === doc) return middle;
-      if (found < doc) low = middle + 1;
-      else high = middle - 1;
+      if (docs[middle]! < doc) low = middle;
+      else high = middle;
     }
-    return -1;
+    return high;
   }
-}
-
-/** The k best (doc, score) pairs seen, in a min-heap whose root is the worst kept: better score, then lower doc. */
-class TopHits {
-  readonly #heap: Bm25Hit[] = [];
-
-  constructor(private readonly k: number) {}
-
-  offer(doc: number, score: number): void {
-    const heap = this.#heap;
-    if (heap.length < this.k) {
-      heap.push({ doc, score });
-      this.#up(heap.length - 1);
-    } else if (this.k > 0 && better({ doc, score }, heap[0]!)) {
-      heap[0] = { doc, score };
-      this.#down(0);
-    }
-  }
-
-  /** The score of the worst hit kept (the k-th best once k were offered). */
-  worst(): number {
-    return this.#heap[0]?.score ?? 0;
-  }
-
-  sorted(): Bm25Hit[] {
-    return [...this.#heap].sort((a, c) => (better(a, c) ? -1 : 1));
-  }
-
-  #up(at: number): void {
-    const heap = this.#heap;
-    while (at > 0) {
-      const parent = (at - 1) >> 1;
-      if (!better(heap[parent]!, heap[at]!)) break;
-      [heap[parent], heap[at]] = [heap[at]!, heap[parent]!];
-      at = parent;
-    }
-  }
-
-  #down(at: number): void {
-    const heap = this.#heap;
-    for (;;) {
-      const left = 2 * at + 1;
-      let worst = at;
-      if (left < heap.length && better(heap[worst]!, heap[left]!)) worst = left;
-      if (left + 1 < heap.length && better(heap[worst]!, heap[left + 1]!)) worst = left + 1;
-      if (worst === at) return;
-      [heap[worst], heap[at]] = [heap[at]!, heap[worst]!];
-      at = worst;
-    }
-  }
-}
-
-function better(a: Bm25Hit, b: Bm25Hit): boolean {
-  return a.score > b.score || (a.score === b.score && a.doc < b.doc);
 }
