@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { useProbes } from './sandbox-probe';
 
@@ -18,6 +19,25 @@ const NAMESPACE_FLAGS = {
   cgroup: 0x02000000,
   time: 0x00000080,
 };
+
+/**
+ * How `getpid` through the i386 table (`int 0x80`) ends on this host, outside any sandbox: `exit 0` where the
+ * kernel offers 32-bit syscalls, a signal where it does not (a guest kernel that refuses `int 0x80` outright gives
+ * SIGSEGV to everyone).
+ */
+function hostI386Getpid(): string {
+  const program = `
+import ctypes, mmap, os
+pid = os.fork()
+if pid == 0:
+    page = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    page.write(b"\\xb8\\x14\\x00\\x00\\x00\\xcd\\x80\\xc3")
+    os._exit(0 if ctypes.CFUNCTYPE(ctypes.c_long)(ctypes.addressof(ctypes.c_char.from_buffer(page)))() >= 0 else 1)
+status = os.waitpid(pid, 0)[1]
+print("signal %d" % os.WTERMSIG(status) if os.WIFSIGNALED(status) else "exit %d" % os.WEXITSTATUS(status))
+`;
+  return execFileSync('python3', ['-c', program], { encoding: 'utf8' }).trim();
+}
 
 describe('sandboxed code, as to namespaces, mounts and the syscalls seccomp refuses', () => {
   it('cannot make a namespace by unshare, clone, setns or the unshare command, while a plain clone forks', async () => {
@@ -265,9 +285,13 @@ result["native_getpid"] = run_machine_code(mov_eax(39) + SYSCALL + RET)
 `,
     );
     const sigsys = 'signal 31';
+    // Where the host itself cannot make 32-bit syscalls, the sandbox cannot either, and ends the same way: the
+    // filter's kill is then not what stops them, and cannot be shown for that table.
+    const host = hostI386Getpid();
+    const i386 = host === 'exit 0' ? sigsys : host;
     expect(result).toMatchObject({
-      i386_unshare: sigsys,
-      i386_getpid: sigsys,
+      i386_unshare: i386,
+      i386_getpid: i386,
       x32_getpid: sigsys,
       x32_unshare: sigsys,
       drop_no_new_privs: 'EINVAL',
