@@ -187,6 +187,64 @@ describe('searchSamples', () => {
     ]);
   });
 
+  describe('phrases', () => {
+    let phraseRunId: string;
+    const toolCall = (code: string) =>
+      `<tool_call>\n${JSON.stringify({ name: 'code_interpreter', arguments: { code } })}\n</tool_call>`;
+    // Every line has the words of `"print(total_3)"` and of `"the answer"`; the comment says which phrases.
+    const outputs = [
+      // 1: print(total_3) verbatim, in a tool call's code after a line `total_3 = 6 * 7` (an escaped \n).
+      `assistant\n${toolCall('total_3 = 6 * 7\nprint(total_3)')}\ntool\n42\nthe answer is 42`,
+      // 2: print(total_3) in other cases only.
+      `assistant\n${toolCall('PRINT(Total_3)')}\ntool\nNameError\nanswer: the same`,
+      // 3: the words, but total_30 and not total_3.
+      `assistant\n${toolCall('print(total_30)')}\ntool\n7\nThe Answer, 7`,
+      // 4: the words, apart.
+      'assistant\nprint ( total_3 ) gives the number; answer 7',
+      // 5: print(total_3) in the input only (below); Traceback in other cases.
+      'assistant\nTraceback: ZeroDivisionError: division by zero\nprint total 3, the answer',
+    ];
+
+    beforeAll(async () => {
+      const lines = outputs.map((output, index) =>
+        dumpLine({
+          output,
+          input: `user\nWhat does ${index === 4 ? 'print(total_3)' : 'print'} show in total? Give an answer.\n`,
+        }),
+      );
+      phraseRunId = (
+        await importDump(opened.sql, { dir: await writeDump({ '1.jsonl': lines }), name: 'phrase-run' })
+      ).run.id;
+    });
+
+    const lines = (text: string) =>
+      searchSamples(opened.prisma, parse(text), {
+        runId: phraseRunId,
+        countCap: 20,
+        checkBudget: 100,
+        prefixTerms: 50,
+      }).then(({ matches }) => matches.map((match) => match.line));
+
+    it('finds a phrase with punctuation verbatim, in other cases, and in the input', async () => {
+      expect(await lines('"print(total_3)"')).toEqual([1, 2, 5]);
+      expect(await lines('"PRINT(TOTAL_3)"')).toEqual([1, 2, 5]);
+      // Typed with punctuation, unquoted, it is a phrase too.
+      expect(await lines('print(total_3)')).toEqual([1, 2, 5]);
+      expect(await lines('"zerodivisionerror: division"')).toEqual([5]);
+      expect(await lines('NOT "print(total_3)"')).toEqual([3, 4]);
+    });
+
+    it("finds a phrase across the lines of a tool call's code", async () => {
+      // The code sits in the text as JSON: its newline is the two characters \n.
+      expect(await lines('"= 6 * 7\\nprint(total_3)"')).toEqual([1]);
+    });
+
+    it('keeps only the samples whose common words stand together', async () => {
+      expect(await lines('"the answer"')).toEqual([1, 3, 5]);
+      expect(await lines('the answer')).toEqual([1, 2, 3, 4, 5]);
+    });
+  });
+
   describe('with AND, OR, NOT and fields', () => {
     const all = (text: string, options: Parameters<typeof search>[1] = {}) =>
       search(text, { countCap: 20, checkBudget: 100, ...options }).then(({ at }) => at);
