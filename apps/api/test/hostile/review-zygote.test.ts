@@ -208,13 +208,19 @@ describe('the memory of a forked run', () => {
   it("holds the sandbox's memory cap on a forked run, and the zygote outlives the run's overrun", async () => {
     const before = await forked('');
     // Eight processes of 64 MiB each against a 256 MiB cap (the hostile server's): the kernel kills some.
+    // Each child says when it holds its 64 MiB; one the kernel killed getting there says nothing (end of file). A
+    // fixed wait was not enough on a loaded machine, where eight interpreters took longer than it to start.
     const run = await forked(`
-kids = [subprocess.Popen([sys.executable, "-c", "import time; b = bytearray(64 << 20); time.sleep(6)"]) for _ in range(8)]
-time.sleep(4)
+holder = "import time; b = bytearray(64 << 20); print('held', flush=True); time.sleep(30)"
+kids = [subprocess.Popen([sys.executable, "-c", holder], stdout=subprocess.PIPE) for _ in range(8)]
+result["held"] = sum(k.stdout.readline() == b"held\\n" for k in kids)
 result["alive"] = sum(k.poll() is None for k in kids)
+for k in kids:
+    k.kill()
 `);
     expect(run.forked).toBe(true);
-    // Detection: some of them ran (allocated and slept), so the cap is what stopped the others.
+    // Detection: some of them ran (allocated and held it), so the cap is what stopped the others.
+    expect(run.held).toBeGreaterThan(0);
     expect(run.alive).toBeGreaterThan(0);
     expect(run.alive).toBeLessThan(8);
     const after = await forked('');
