@@ -4,13 +4,14 @@
 // (one query, topk 3, at concurrency 1 and 8, over loopback HTTP as verl's SearchTool sends it) runs in rounds
 // that alternate between the servers, so the machine's load falls on all of them alike.
 // Usage: node --conditions=@fusebox/source --import tsx bench/retrieval/before-after.ts --before DIR [--documents 1000000]
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { firstSearch, startServer } from './fusebox-server';
 import { percentile, retrieve as retrieveAt, rssMb } from './retrieve-client';
 import { SyntheticCorpus, writeSyntheticCorpus } from './synthetic-corpus';
 import { FUSEBOX, runFusebox } from '../run-fusebox';
@@ -108,52 +109,21 @@ try {
   const started: (Setup & { port: number; server: ChildProcess })[] = [];
   for (const [i, setup] of SETUPS.entries()) {
     const port = 18390 + i;
-    const server = spawn(process.execPath, [setup.bin, 'serve', '--no-dashboard'], {
-      env: {
-        ...process.env,
-        ...setup.env,
-        DATABASE_URL,
-        PORT: String(port),
-        FUSEBOX_LOG_LEVEL: 'warn',
-        // Five servers reading 1M passages at once for their indexes are slow to be answered on 2 cores.
-        FUSEBOX_DB_STATEMENT_TIMEOUT_MS: '120000',
-        // Each server its own limiter keys, so that none waits for another's permits.
-        FUSEBOX_LIMITER_KEY: `run_code_${i}`,
-        FUSEBOX_RETRIEVE_LIMITER_KEY: `retrieve_${i}`,
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
+    const server = await startServer(setup.bin, port, {
+      ...setup.env,
+      DATABASE_URL,
+      // Five servers reading 1M passages at once for their indexes are slow to be answered on 2 cores.
+      FUSEBOX_DB_STATEMENT_TIMEOUT_MS: '120000',
+      // Each server its own limiter keys, so that none waits for another's permits.
+      FUSEBOX_LIMITER_KEY: `run_code_${i}`,
+      FUSEBOX_RETRIEVE_LIMITER_KEY: `retrieve_${i}`,
     });
     servers.push(server);
-    for (let attempt = 0; ; attempt++) {
-      const up = await fetch(`http://127.0.0.1:${port}/v1/ping`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (up) break;
-      if (server.exitCode !== null) throw new Error(`${setup.name}: the server exited`);
-      if (attempt > 600) throw new Error(`${setup.name}: the server did not start within 300 s`);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
     started.push({ ...setup, port, server });
   }
   // The first search waits for the server's index.
   const ready = await Promise.all(
-    started.map(async (setup) => {
-      // A wait past undici's 300 s for the answer's headers fails: then ask again.
-      const startedAt = performance.now();
-      for (let attempt = 0; ; attempt++) {
-        const answered = await retrieve(setup.port, [query()]).then(
-          () => true,
-          async (error: unknown) => {
-            if (attempt >= 20) throw error;
-            await new Promise((resolve) => setTimeout(resolve, 2_000));
-            return false;
-          },
-        );
-        if (answered) break;
-      }
-      return { ...setup, firstMs: performance.now() - startedAt };
-    }),
+    started.map(async (setup) => ({ ...setup, firstMs: await firstSearch(setup.port, query(), TOPK) })),
   );
   for (const setup of ready) await load(setup.port, 4, 100, query); // warm-up
 

@@ -21,7 +21,10 @@ export async function startServer(
     );
     if (up) return server;
     if (server.exitCode !== null) throw new Error(`${bin}: the server exited`);
-    if (attempt > 600) throw new Error(`${bin}: the server did not start within 300 s`);
+    if (attempt > 600) {
+      server.kill('SIGTERM');
+      throw new Error(`${bin}: the server did not start within 300 s`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }

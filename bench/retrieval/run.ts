@@ -3,13 +3,14 @@
 // import, the stored size, the first search (which builds the server's index), and /retrieve p50/p99 for one
 // query and for a batch of 16, at concurrency 1 and 16, against the issue's targets.
 // Usage: node --conditions=@fusebox/source --import tsx bench/retrieval/run.ts [--documents 1000000]
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { startServer } from './fusebox-server';
 import { percentile, retrieve as retrieveAt, rssMb } from './retrieve-client';
 import { SyntheticCorpus, writeSyntheticCorpus } from './synthetic-corpus';
 import { FUSEBOX, runFusebox } from '../run-fusebox';
@@ -70,28 +71,14 @@ const [{ size }] = (
 ).rows as [{ size: string }];
 await db.end();
 
-const server = spawn(process.execPath, [FUSEBOX, 'serve', '--no-dashboard'], {
-  env: {
-    ...process.env,
+let server: ChildProcess | undefined;
+try {
+  server = await startServer(FUSEBOX, API_PORT, {
     DATABASE_URL,
-    PORT: String(API_PORT),
-    FUSEBOX_LOG_LEVEL: 'warn',
     // Building a 1M-passage index on a loaded machine, a page of passages read for it outlasted the default
     // 5 s statement timeout (the first search answered 503, 2026-11-26).
     FUSEBOX_DB_STATEMENT_TIMEOUT_MS: '120000',
-  },
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
-try {
-  for (let attempt = 0; ; attempt++) {
-    const ready = await fetch(`http://127.0.0.1:${API_PORT}/v1/ping`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ready) break;
-    if (attempt > 240) throw new Error('the server did not start within 120 s');
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
+  });
   const rssBefore = await rssMb(server.pid!);
   const firstSearchMs = await retrieve([queries[0]!]);
   const rssAfter = await rssMb(server.pid!);
@@ -146,8 +133,10 @@ try {
   await writeResults(new URL('./RESULTS.md', import.meta.url), markdown);
   console.log(markdown);
 } finally {
-  server.kill('SIGTERM');
-  await once(server, 'exit');
+  if (server && server.exitCode === null) {
+    server.kill('SIGTERM');
+    await once(server, 'exit');
+  }
   await admin.query('DROP DATABASE IF EXISTS fusebox_bench_retrieval WITH (FORCE)');
   await admin.end();
   await rm(dir, { recursive: true, force: true });
