@@ -5,16 +5,15 @@
 // that alternate between the servers, so the machine's load falls on all of them alike.
 // Usage: node --conditions=@fusebox/source --import tsx bench/retrieval/before-after.ts --before DIR [--documents 1000000]
 import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { firstSearch, startServer } from './fusebox-server';
+import { corpusDatabase, firstSearch, startServer, stopServers } from './fusebox-server';
 import { percentile, retrieve as retrieveAt, rssMb } from './retrieve-client';
 import { SyntheticCorpus, writeSyntheticCorpus } from './synthetic-corpus';
-import { FUSEBOX, runFusebox } from '../run-fusebox';
+import { FUSEBOX } from '../run-fusebox';
 import { writeResults } from '../write-results';
 
 const COMMAND = 'node --conditions=@fusebox/source --import tsx bench/retrieval/before-after.ts';
@@ -93,16 +92,10 @@ const queries = Array.from({ length: 2000 }, (_, i) => corpus.queryFrom(samples[
 let nextQuery = 0;
 const query = () => queries[nextQuery++ % queries.length]!;
 
-const admin = new pg.Client({ connectionString: DATABASE_URL.replace(/\/[^/]+$/, '/postgres') });
-await admin.connect();
-await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+const database = await corpusDatabase(DATABASE_URL, path, CORPUS);
 const servers: ChildProcess[] = [];
 try {
-  const migrated = await runFusebox(['db', 'migrate'], { DATABASE_URL });
-  if (migrated.code !== 0) throw new Error(migrated.out);
-  const imported = await runFusebox(['corpus', 'import', path, '--name', CORPUS], { DATABASE_URL });
-  if (imported.code !== 0) throw new Error(imported.out);
-  console.log(`imported ${documents} passages in ${(imported.ms / 1000).toFixed(1)} s`);
+  console.log(`imported ${documents} passages in ${(database.importMs / 1000).toFixed(1)} s`);
 
   // One server at a time up to listening (their starts, loading the builtin tasks in one transaction each, time
   // out when they all run at once on a loaded machine); each builds its index once listening, so those overlap.
@@ -141,10 +134,7 @@ try {
   }
 
   const rssAfterMb = await Promise.all(ready.map((setup) => rssMb(setup.server.pid!)));
-  for (const server of servers) server.kill('SIGTERM');
-  await Promise.all(
-    servers.filter((server) => server.exitCode === null).map((server) => once(server, 'exit')),
-  );
+  await stopServers(servers);
   const db = new pg.Client({ connectionString: DATABASE_URL });
   await db.connect();
   const recorded = Number(
@@ -184,11 +174,7 @@ try {
   await writeResults(new URL(`./${options.out}`, import.meta.url), markdown);
   console.log(markdown);
 } finally {
-  for (const server of servers) if (server.exitCode === null) server.kill('SIGTERM');
-  await Promise.all(
-    servers.filter((server) => server.exitCode === null).map((server) => once(server, 'exit')),
-  );
-  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-  await admin.end();
+  await stopServers(servers);
+  await database.drop();
   await rm(dir, { recursive: true, force: true });
 }

@@ -1,4 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import pg from 'pg';
+import { runFusebox } from '../run-fusebox';
 import { retrieve } from './retrieve-client';
 
 /**
@@ -45,5 +48,41 @@ export async function firstSearch(port: number, query: string, topk: number): Pr
       },
     );
     if (answered) return performance.now() - started;
+  }
+}
+
+/** Stops the servers still running (SIGTERM, so they write what they hold) and waits for them to exit. */
+export async function stopServers(servers: readonly ChildProcess[]): Promise<void> {
+  const running = servers.filter((server) => server.exitCode === null);
+  for (const server of running) server.kill('SIGTERM');
+  await Promise.all(running.map((server) => once(server, 'exit')));
+}
+
+/**
+ * Database `url` made afresh (dropped first if a run left it), migrated, with the JSONL corpus at `path` imported
+ * as `corpus`: how long the import took, and how to drop the database again.
+ */
+export async function corpusDatabase(
+  url: string,
+  path: string,
+  corpus: string,
+): Promise<{ importMs: number; drop: () => Promise<void> }> {
+  const name = new URL(url).pathname.slice(1);
+  const admin = new pg.Client({ connectionString: url.replace(/\/[^/]+$/, '/postgres') });
+  await admin.connect();
+  const drop = async () => {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  };
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    const migrated = await runFusebox(['db', 'migrate'], { DATABASE_URL: url });
+    if (migrated.code !== 0) throw new Error(migrated.out);
+    const imported = await runFusebox(['corpus', 'import', path, '--name', corpus], { DATABASE_URL: url });
+    if (imported.code !== 0) throw new Error(imported.out);
+    return { importMs: imported.ms, drop };
+  } catch (error) {
+    await drop();
+    throw error;
   }
 }

@@ -10,19 +10,17 @@
 // packages/retrieval and fusebox CLI are the baseline; --after (default: this checkout) serves the new ranking
 // over HTTP, so a copy of the change can leave out other engineers' unfinished edits.
 import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import * as current from '@fusebox/retrieval';
 import { readLines } from '@fusebox/rollouts';
-import { firstSearch, startServer } from './fusebox-server';
+import { corpusDatabase, firstSearch, startServer, stopServers } from './fusebox-server';
 import { percentile, retrieve } from './retrieve-client';
 import { SyntheticCorpus, writeSyntheticCorpus } from './synthetic-corpus';
-import { FUSEBOX, runFusebox } from '../run-fusebox';
+import { FUSEBOX } from '../run-fusebox';
 import { writeResults } from '../write-results';
 
 const COMMAND = 'node --conditions=@fusebox/source --import tsx bench/retrieval/ranking.ts';
@@ -110,15 +108,9 @@ loads.push(`${loadavg()[0]!.toFixed(1)} after the in-process runs`);
 let http: Map<string, number[]> | undefined;
 let firstSearchS = '';
 if (!options['skip-http']) {
-  const admin = new pg.Client({ connectionString: DATABASE_URL.replace(/\/[^/]+$/, '/postgres') });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  const database = await corpusDatabase(DATABASE_URL, path, CORPUS);
   const servers: ChildProcess[] = [];
   try {
-    const migrated = await runFusebox(['db', 'migrate'], { DATABASE_URL });
-    if (migrated.code !== 0) throw new Error(migrated.out);
-    const imported = await runFusebox(['corpus', 'import', path, '--name', CORPUS], { DATABASE_URL });
-    if (imported.code !== 0) throw new Error(imported.out);
     const sides = [
       { name: beforeName, bin: join(options.before, 'apps/api/bin/fusebox.js'), port: 18400 },
       {
@@ -144,12 +136,8 @@ if (!options['skip-http']) {
     );
     loads.push(`${loadavg()[0]!.toFixed(1)} at the end`);
   } finally {
-    for (const server of servers) if (server.exitCode === null) server.kill('SIGTERM');
-    await Promise.all(
-      servers.filter((server) => server.exitCode === null).map((server) => once(server, 'exit')),
-    );
-    await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-    await admin.end();
+    await stopServers(servers);
+    await database.drop();
   }
 }
 await rm(dir, { recursive: true, force: true });
