@@ -3,6 +3,7 @@ import { validationDetail, type ValidationDetailEntry } from '@fusebox/sandbox-c
 import {
   ExecutorClosedError,
   QueueFullError,
+  SandboxFailureError,
   SessionBusyError,
   SessionDeadError,
   SessionLimitError,
@@ -46,6 +47,8 @@ class JsonText {
 const SESSION_LIMIT_RETRY_AFTER_S = 5;
 /** How long a client should wait before retrying an execution that found the global limit saturated. */
 const LIMITER_TIMEOUT_RETRY_AFTER_S = 5;
+/** How long a client should wait before retrying a request whose sandbox failed to start. */
+export const SANDBOX_FAILURE_RETRY_AFTER_S = 5;
 
 /**
  * Parses the sandbox routes' bodies as JSON, up to `bodyLimit` bytes (beyond: 413). A body that is not sent as
@@ -183,7 +186,7 @@ export interface Refusal {
  * The executor's, the global limiter's and the database's refusals as HTTP answers: 429 with Retry-After when
  * saturated, 503 when shutting down, 503 with Retry-After when the limiter's or the server's database does not
  * answer (never a 429 that would blame saturation), 404/409 for sessions, 422 for a path the sandbox refuses,
- * 502 when the upstream SandboxFusion fails. Undefined for anything else.
+ * 503 with Retry-After when a sandbox failed to start, 502 when the upstream SandboxFusion fails. Undefined for anything else.
  */
 export function refusal(error: unknown): Refusal | undefined {
   const detail = error instanceof Error ? error.message : String(error);
@@ -201,6 +204,10 @@ export function refusal(error: unknown): Refusal | undefined {
   if (error instanceof SessionNotFoundError) return { status: 404, detail };
   if (error instanceof SessionBusyError || error instanceof SessionDeadError) return { status: 409, detail };
   if (error instanceof UnsafePathError) return { status: 422, detail };
+  // The server could not start a sandbox (it did not come up in time on a drowning machine, or bubblewrap failed):
+  // nothing ran, and the message says why; not the client's fault, nor an internal error to hide.
+  if (error instanceof SandboxFailureError)
+    return { status: 503, detail, retryAfterSeconds: SANDBOX_FAILURE_RETRY_AFTER_S };
   if (error instanceof UpstreamSandboxError) return { status: 502, detail };
   // Last: the typed errors above may carry a connection error of their own (an upstream refusing connections).
   if (isDatabaseUnavailable(error))

@@ -10,7 +10,12 @@ import {
   type FastifyRequest,
   errorCodes,
 } from 'fastify';
-import { ExecutorClosedError, QueueFullError, isLocalSandboxError } from '@fusebox/local-sandbox/errors';
+import {
+  ExecutorClosedError,
+  QueueFullError,
+  SandboxFailureError,
+  isLocalSandboxError,
+} from '@fusebox/local-sandbox/errors';
 import { LimiterClosedError, LimiterTimeoutError, LimiterUnavailableError } from '@fusebox/rate-limiter';
 import type { z } from 'zod';
 import {
@@ -21,6 +26,7 @@ import {
 import type { Env } from '../env';
 import type { ExecutionGate } from '../execution-gate';
 import { gatedSessionSandbox } from '../gated-session-sandbox';
+import { SANDBOX_FAILURE_RETRY_AFTER_S } from './sandbox-http';
 import { inputIssues, parseJsonExact } from '@fusebox/input';
 import { describeUnsupportedMediaType, isJsonContentType } from '../input/json-content-type';
 import { describeTooDeep, jsonTooDeep } from '../input/json-depth';
@@ -173,6 +179,11 @@ async function answerError(
     status = 503;
     body = { detail: databaseOutageDetail(error), code: 'FUSEBOX_SESSION_DATABASE_UNAVAILABLE' };
     reply.header('retry-after', String(DATABASE_RETRY_AFTER_S));
+  } else if (error instanceof SandboxFailureError) {
+    // A sandbox did not start (too slow on a drowning machine, or bubblewrap failed): nothing ran; try again.
+    status = 503;
+    body = { detail: error.message, code: error.code };
+    reply.header('retry-after', String(SANDBOX_FAILURE_RETRY_AFTER_S));
   } else if (
     error instanceof ExecutorClosedError ||
     error instanceof LimiterUnavailableError ||
