@@ -110,6 +110,8 @@ result["dev_write"] = write("/dev/fusebox-probe", b"x", create=True)
 result["full"] = write("/dev/full", b"x")
 result["null"] = write("/dev/null", b"x" * (1 << 20))
 `,
+      // It walks all of /usr: seconds on a loaded machine.
+      60,
     );
     const created = result.created as Record<string, string>;
     for (const [point, outcome] of Object.entries(created)) {
