@@ -204,8 +204,10 @@ export class CorpusSearcher {
     const builder = new Bm25IndexBuilder({ stemmer });
     const lines: number[] = [];
     const passages = new PassageStore(this.#passageMemory);
-    // Raw rows (Prisma's model mapping cost more than the database), and the next page is asked for while this
-    // one is indexed, so reading and tokenizing overlap.
+    // Raw rows (Prisma's model mapping cost more than the database). A page is read whole before it is indexed,
+    // never ahead: a page asked for while this loop tokenizes is read from its socket only at the loop's yields,
+    // and Postgres, waiting to send it, counts that against the statement timeout. At 1M passages on a loaded
+    // machine a read ahead failed so (the first search answered 503). The cost: reading no longer overlaps indexing.
     const page = (after: number) => this.prisma.$queryRaw<
       { line: number; doc_id: string; contents: string }[]
     >`
@@ -213,19 +215,17 @@ export class CorpusSearcher {
       WHERE "corpus_id" = ${corpusId}::uuid AND "line" > ${after}::int
       ORDER BY "line" LIMIT ${LOAD_BATCH}::int`;
     try {
-      let pending = page(0);
-      for (;;) {
-        const batch = await pending;
-        if (batch.length === LOAD_BATCH) pending = page(batch[batch.length - 1]!.line);
+      for (let after = 0; ;) {
+        const batch = await page(after);
         for (const [index, row] of batch.entries()) {
           builder.add(row.contents);
           lines.push(row.line);
           passages.add(row.doc_id, row.contents);
-          // Building a big corpus's index takes seconds of CPU: let the server's other requests (and the page
-          // being fetched, whose answer has a deadline) through now and then.
+          // Building a big corpus's index takes seconds of CPU: let the server's other requests through.
           if (index % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
         }
         if (batch.length < LOAD_BATCH) break;
+        after = batch[batch.length - 1]!.line;
       }
     } catch (error) {
       passages.release();
