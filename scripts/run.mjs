@@ -270,6 +270,24 @@ function formatDuration(ms) {
     : `${seconds}s`;
 }
 
+/** The specs of a Playwright JSON report that failed (or passed only on retry), with their first error. */
+function playwrightFailures(report) {
+  const failures = [];
+  const visit = (suite) => {
+    for (const spec of suite.specs ?? []) {
+      const results = spec.tests?.flatMap((test) => test.results ?? []) ?? [];
+      const failed = results.filter((result) => result.status !== 'passed' && result.status !== 'skipped');
+      if (failed.length === 0) continue;
+      const message = (failed[0].error?.message ?? failed[0].status).replace(/\s+/g, ' ').slice(0, 600);
+      const verdict = spec.ok ? 'flaky, passed on retry' : 'failed';
+      failures.push(`${spec.file}:${spec.line} › ${spec.title} (${verdict}): ${message}`);
+    }
+    for (const child of suite.suites ?? []) visit(child);
+  };
+  for (const suite of report?.suites ?? []) visit(suite);
+  return failures;
+}
+
 function readJson(file) {
   try {
     return JSON.parse(readFileSync(file, 'utf8'));
@@ -294,11 +312,11 @@ function test() {
     FORCE_COLOR: '1',
   };
   const steps = [];
-  const step = (name, command, args, describe, failuresFile) => {
+  const step = (name, command, args, describe, listFailures) => {
     log(`── ${name}`);
     const began = Date.now();
     const status = run(command, args, { env });
-    const failures = failuresFile ? (readJson(failuresFile)?.failures ?? []) : [];
+    const failures = listFailures?.() ?? [];
     steps.push({
       name,
       ok: status === 0,
@@ -345,19 +363,25 @@ function test() {
           : 'no report';
         return failures.length > 0 ? `${counts}; ${failures.length} failures listed below` : counts;
       },
-      failuresFile,
+      () => readJson(failuresFile)?.failures ?? [],
     );
   }
   delete env.FUSEBOX_FAILURES_FILE;
   delete env.FUSEBOX_TEST_DATABASE_MODE;
   const playwrightReport = join(reports, 'playwright.json');
   env.PLAYWRIGHT_JSON_OUTPUT_NAME = playwrightReport;
-  step('e2e', bin('playwright'), ['test', '-c', 'e2e/playwright.config.ts'], () => {
-    const stats = readJson(playwrightReport)?.stats;
-    return stats
-      ? `${stats.expected} passed, ${stats.unexpected} failed, ${stats.flaky} flaky, ${stats.skipped} skipped`
-      : 'no report';
-  });
+  step(
+    'e2e',
+    bin('playwright'),
+    ['test', '-c', 'e2e/playwright.config.ts'],
+    () => {
+      const stats = readJson(playwrightReport)?.stats;
+      return stats
+        ? `${stats.expected} passed, ${stats.unexpected} failed, ${stats.flaky} flaky, ${stats.skipped} skipped`
+        : 'no report';
+    },
+    () => playwrightFailures(readJson(playwrightReport)),
+  );
 
   const ok = steps.every((s) => s.ok);
   const parts = steps.map((s) => `${s.name} ${s.ok ? 'ok' : 'FAILED'}${s.detail ? ` (${s.detail})` : ''}`);
