@@ -40,10 +40,11 @@ export interface CgroupBudget {
   /** Processes and threads of every sandbox together: no fork bomb can take the host's pid space. */
   processes: number;
   /**
-   * The share of `processes` one run may count on however full the budget is (the budget over the runs that may
-   * run at once): a run refused a fork while it held more is one of those that filled it.
+   * The share of this budget one run may count on however full it is: the budget over the runs that may run at
+   * once. A run starved while it held more is one of those that filled the budget (see
+   * {@link SandboxCgroup.starvedBySharedBudget}).
    */
-  processesPerRun: number;
+  perRun: { processes: number; memoryBytes: number };
   /** The weight of all the sandboxes together against the other processes of the host (the API among them). */
   cpuShares: number;
 }
@@ -63,11 +64,14 @@ export interface CgroupUsage {
  */
 export class SandboxCgroup {
   readonly #dirs: string[];
-  readonly #processesPerRun: number;
+  readonly #perRun: CgroupBudget['perRun'];
 
-  constructor(dirs: string[], processesPerRun = Number.POSITIVE_INFINITY) {
+  constructor(
+    dirs: string[],
+    perRun: CgroupBudget['perRun'] = { processes: Infinity, memoryBytes: Infinity },
+  ) {
     this.#dirs = dirs;
-    this.#processesPerRun = processesPerRun;
+    this.#perRun = perRun;
   }
 
   /** One directory per controller: the spawner starts the sandbox inside them, so it is never outside. */
@@ -92,29 +96,33 @@ export class SandboxCgroup {
 
   /**
    * Why what the kernel did to this sandbox was not its own program's doing, or undefined if it was: forks refused,
-   * or a process ended by the OOM killer, while the sandbox was within its own limits, because the budget all
-   * sandboxes share (the parent's) was full. Admission counts what runs hold, not what they may grow to, so
-   * neighbours can fill that budget; a run they starved says nothing about its program. Read once the run is over
-   * and before the cgroup is removed. In v1 a refused fork counts in the forking cgroup's `pids.events` whichever
-   * level refused it, and `pids.peak` tells the levels apart: a refusal by its own `pids.max` needs the sandbox at
-   * that max. A run that held more than its share of the budget when refused is one of those that filled it, so
-   * forking together cannot turn runs' own failures into sandbox errors. An OOM kill counts in the victim's
-   * `memory.oom_control`, and its own limit, when it was the one hit, in its `memory.failcnt`.
+   * or a process ended by the OOM killer, while the sandbox was within its own limits and its share, because the
+   * budget all sandboxes share (the parent's) was full. Admission counts what runs hold, not what they may grow
+   * to, so neighbours can fill that budget; a run they starved says nothing about its program. Read once the run
+   * is over and before the cgroup is removed.
+   *
+   * In v1 a refused fork counts in the forking cgroup's `pids.events` whichever level refused it, and `pids.peak`
+   * tells the levels apart: a refusal by its own `pids.max` needs the sandbox at that max. An OOM kill counts in
+   * the victim's `memory.oom_control`, and its own limit, when it was the one hit, in its `memory.failcnt`. A run
+   * that held more than its share (`perRun`: `pids.peak`, `memory.max_usage_in_bytes`) is one of those that filled
+   * the budget, whatever its neighbours did, and its outcome stands: a run that balloons to near its own cap is
+   * the OOM killer's first choice and stays its own failure.
    */
   starvedBySharedBudget(): string | undefined {
     const [pids, memory] = this.#dirs as [string, string];
     const refused = Number(/^max (\d+)$/m.exec(readOptional(join(pids, 'pids.events')))?.[1] ?? 0);
     const peak = Number(readOptional(join(pids, 'pids.peak')) || Number.NaN);
     const max = Number(readOptional(join(pids, 'pids.max')) || Number.NaN);
-    if (refused > 0 && peak < max && peak <= this.#processesPerRun) {
+    if (refused > 0 && peak < max && peak <= this.#perRun.processes) {
       return `the sandboxes' shared process budget was full: the kernel refused this run ${refused} fork(s) while it held at most ${peak} of its own ${max} processes, because other runs held the rest; the result is not its program's (FUSEBOX_EXECUTOR_PROCESS_BUDGET)`;
     }
     const oomKills = Number(
       /^oom_kill (\d+)$/m.exec(readOptional(join(memory, 'memory.oom_control')))?.[1] ?? 0,
     );
     const ownLimitHit = Number(readOptional(join(memory, 'memory.failcnt')) || 0) > 0;
-    if (oomKills > 0 && !ownLimitHit) {
-      return `the sandboxes' shared memory budget was full: the kernel's OOM killer ended ${oomKills} process(es) of this run while it was within its own memory limit, because other runs held the rest; the result is not its program's (FUSEBOX_EXECUTOR_MEMORY_BUDGET_MB)`;
+    const held = Number(readOptional(join(memory, 'memory.max_usage_in_bytes')) || Number.NaN);
+    if (oomKills > 0 && !ownLimitHit && held <= this.#perRun.memoryBytes) {
+      return `the sandboxes' shared memory was full: the kernel's OOM killer ended ${oomKills} process(es) of this run while it held at most ${Math.round(held / 2 ** 20)} MB, within its own limit and its share, because other runs held the rest; the result is not its program's (FUSEBOX_EXECUTOR_MEMORY_BUDGET_MB)`;
     }
     return undefined;
   }
@@ -239,7 +247,7 @@ export class CgroupParent {
     const dirs = this.#dirs.map((parent) => join(parent, name));
     const [pids, memory] = dirs as [string, string];
     for (const dir of dirs) mkdirSync(dir);
-    const cgroup = new SandboxCgroup(dirs, this.#budget.processesPerRun);
+    const cgroup = new SandboxCgroup(dirs, this.#budget.perRun);
     try {
       writeFileSync(join(pids, 'pids.max'), String(limits.maxProcesses));
       writeFileSync(join(memory, 'memory.limit_in_bytes'), String(limits.memoryBytes));

@@ -158,7 +158,10 @@ export class Executor {
       budget: {
         memoryBytes: resolved.memoryBudgetMB * MB,
         processes: resolved.processBudget,
-        processesPerRun: Math.floor(resolved.processBudget / resolved.concurrency),
+        perRun: {
+          processes: Math.floor(resolved.processBudget / resolved.concurrency),
+          memoryBytes: Math.floor((resolved.memoryBudgetMB * MB) / resolved.concurrency),
+        },
         cpuShares: resolved.cpuShares,
       },
       cpuShares: SANDBOX_CPU_SHARES,
@@ -167,6 +170,7 @@ export class Executor {
       sandboxUidBlock: resolved.sandboxUidBlock,
       sandboxUidLeaseDir: resolved.sandboxUidLeaseDir,
       seccompCacheDir: resolved.seccompCacheDir,
+      sandboxStarts: resolved.sandboxStarts,
       outputLimitBytes: resolved.outputLimitBytes,
       warn: resolved.warn,
     });

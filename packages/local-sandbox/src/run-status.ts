@@ -2,9 +2,10 @@ import type { CommandRunResult, RunStatus } from '@fusebox/sandbox-client/protoc
 
 /**
  * SandboxFusion's verdict over a run's steps, with its `message`: a step that errored makes it `SandboxError`
- * (the message is that step's stderr); otherwise any timeout or non-zero exit makes it `Failed`. A run that other
- * runs starved of the shared budget (`starved`, the reason) is a `SandboxError` too, whatever its steps say: a
- * reward must not score its program by what its neighbours did.
+ * (the message is that step's stderr); otherwise any timeout or non-zero exit makes it `Failed`. A run that would
+ * be `Failed` while other runs starved it of the shared budget (`starved`, the reason) is a `SandboxError`: a
+ * reward must not score its program by what its neighbours did. One that succeeded all the same keeps its
+ * `Success`.
  *
  * @example
  * runStatus([compileResult, runResult]); // { status: 'Failed', message: '' }
@@ -16,12 +17,14 @@ export function runStatus(
   status: RunStatus;
   message: string;
 } {
-  if (starved !== undefined) return { status: 'SandboxError', message: starved };
   const ran = steps.filter((step): step is CommandRunResult => step !== null);
   const errored = ran.find((step) => step.status === 'Error');
   if (errored) return { status: 'SandboxError', message: errored.stderr ?? '' };
-  if (ran.some((step) => step.status === 'TimeLimitExceeded')) return { status: 'Failed', message: '' };
-  if (ran.some((step) => step.return_code !== null && step.return_code !== 0))
-    return { status: 'Failed', message: '' };
-  return { status: 'Success', message: '' };
+  const failed =
+    ran.some((step) => step.status === 'TimeLimitExceeded') ||
+    ran.some((step) => step.return_code !== null && step.return_code !== 0);
+  if (!failed) return { status: 'Success', message: '' };
+  return starved === undefined
+    ? { status: 'Failed', message: '' }
+    : { status: 'SandboxError', message: starved };
 }
