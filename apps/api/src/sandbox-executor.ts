@@ -26,6 +26,9 @@ export async function createServerExecutor(env: Env): Promise<Executor> {
       memoryCapMB: env.FUSEBOX_EXECUTOR_MEMORY_CAP_MB,
       diskLimitMB: env.FUSEBOX_EXECUTOR_DISK_LIMIT_MB,
       maxProcesses: env.FUSEBOX_EXECUTOR_MAX_PROCESSES,
+      ...(env.FUSEBOX_EXECUTOR_SANDBOX_STARTS === undefined
+        ? {}
+        : { sandboxStarts: env.FUSEBOX_EXECUTOR_SANDBOX_STARTS }),
       sandboxUidBase: env.FUSEBOX_SANDBOX_UID_BASE,
       sandboxUidBlock: env.FUSEBOX_SANDBOX_UID_BLOCK,
       maxSessions: env.FUSEBOX_SESSION_MAX,

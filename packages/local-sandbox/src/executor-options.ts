@@ -79,6 +79,11 @@ export interface ExecutorOptions {
   seccompCacheDir?: string | null;
   /** Bytes of `fetch_files` returned per request, all files together. Default 16 MiB. */
   fetchLimitBytes?: number;
+  /**
+   * Sandboxes starting at once (bubblewrap and an interpreter coming up are CPU work); the others wait their turn,
+   * and their 30 s start timeout runs from when they start. Default: twice the number of cores.
+   */
+  sandboxStarts?: number;
   /** Sandboxes kept started and waiting for code. Default: the number of cores (at most `concurrency`). */
   warmSandboxes?: number;
   /** Stateful sessions open at once. Default 64. */
@@ -237,6 +242,7 @@ export function resolveExecutorOptions(options: ExecutorOptions = {}): ResolvedE
       options.seccompCacheDir === undefined ? defaultSeccompCacheDir() : options.seccompCacheDir,
     fetchLimitBytes: count('fetchLimitBytes', 16 * MB, 0),
     warmSandboxes: count('warmSandboxes', Math.min(concurrency, cores), 0),
+    sandboxStarts: count('sandboxStarts', 2 * cores),
     maxSessions: count('maxSessions', 64, 0),
     sessionIdleTimeoutMs: count('sessionIdleTimeoutMs', 300_000),
     pythonZygote: options.pythonZygote ?? false,

@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { CappedOutput } from './capped-output';
 import { type CgroupBudget, CgroupParent, type CgroupUsage, type SandboxCgroup } from './cgroups';
 import { IsolationUnavailableError } from './errors/isolation-unavailable-error';
+import { FifoGate } from './fifo-gate';
 import { SandboxFailureError } from './errors/sandbox-failure-error';
 import { kernelInterfaceArgs } from './kernel-interfaces';
 import { LineChannel } from './line-channel';
@@ -62,8 +63,18 @@ export interface LauncherOptions {
   sandboxUidLeaseDir?: string;
   /** Where the compiled seccomp filter is kept between starts (see seccomp-cache.ts); null: never kept. */
   seccompCacheDir?: string | null;
+  /** Sandboxes starting at once; the rest wait their turn before their start timeout begins. */
+  sandboxStarts: number;
   /** Where non-fatal set-up problems are reported (cgroups unavailable, isolation off). */
   warn: (message: string) => void;
+}
+
+/** How a sandbox starts: see {@link SandboxLauncher.start}. */
+interface StartOptions {
+  background?: boolean;
+  init?: boolean;
+  zygote?: { files: Record<number, string> };
+  unchecked?: boolean;
 }
 
 /** The uid and gid sandboxed code sees itself as (nobody); outside, it is an unprivileged host uid. */
@@ -126,6 +137,12 @@ export class SandboxLauncher {
   readonly #pathDirs: { inside: string; host: string }[];
   /** Settles once the seccomp filter sandboxes get is known to be this host's: see {@link WrittenSeccompFilter}. */
   #filterChecked: Promise<void> = Promise.resolve();
+  /**
+   * Turns to start a sandbox. A start is CPU work (bubblewrap, an interpreter's imports); dozens at once (a
+   * burst of sessions each opening an interpreter) shared two cores so thinly that some did not come up within
+   * START_TIMEOUT_MS and were killed, and their requests failed.
+   */
+  readonly #starts: FifoGate;
 
   private constructor(
     options: LauncherOptions,
@@ -135,6 +152,7 @@ export class SandboxLauncher {
     toolchains: Toolchains,
   ) {
     this.options = options;
+    this.#starts = new FifoGate(options.sandboxStarts, Number.POSITIVE_INFINITY);
     this.#runtimeDir = runtimeDir;
     this.#cgroups = cgroups;
     this.#toolchains = toolchains;
@@ -307,19 +325,18 @@ export class SandboxLauncher {
    * sandbox runs trusted code only: see {@link zygoteSandboxArgs}; its `files` (fd → host path) are opened
    * read-only for it.
    */
-  async start(
+  async start(command: readonly string[], options: StartOptions = {}): Promise<Sandbox> {
+    const release = await this.#starts.acquire();
+    try {
+      return await this.#start(command, options);
+    } finally {
+      release();
+    }
+  }
+
+  async #start(
     command: readonly string[],
-    {
-      background = false,
-      init = false,
-      zygote,
-      unchecked = false,
-    }: {
-      background?: boolean;
-      init?: boolean;
-      zygote?: { files: Record<number, string> };
-      unchecked?: boolean;
-    } = {},
+    { background = false, init = false, zygote, unchecked = false }: StartOptions,
   ): Promise<Sandbox> {
     if (!unchecked) {
       await this.#filterChecked.catch((error: unknown) => {
@@ -494,6 +511,7 @@ export class SandboxLauncher {
 
   /** Removes what the launcher created; every sandbox must be disposed of first. */
   async close(): Promise<void> {
+    this.#starts.close();
     await this.#spawner.close();
     rmSync(this.#runtimeDir, { recursive: true, force: true });
     this.#cgroups?.close();
