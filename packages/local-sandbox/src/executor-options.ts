@@ -80,8 +80,9 @@ export interface ExecutorOptions {
   /** Bytes of `fetch_files` returned per request, all files together. Default 16 MiB. */
   fetchLimitBytes?: number;
   /**
-   * Sandboxes starting at once (bubblewrap and an interpreter coming up are CPU work); the others wait their turn,
-   * and their 30 s start timeout runs from when they start. Default: twice the number of cores.
+   * Sandboxes a request waits for starting at once (bubblewrap and an interpreter coming up are CPU work); the
+   * others wait their turn, and their 30 s start timeout runs from when they start. Warm-ups take no turn.
+   * Default: twice the number of cores.
    */
   sandboxStarts?: number;
   /** Sandboxes kept started and waiting for code. Default: the number of cores (at most `concurrency`). */

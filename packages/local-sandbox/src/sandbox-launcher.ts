@@ -138,9 +138,9 @@ export class SandboxLauncher {
   /** Settles once the seccomp filter sandboxes get is known to be this host's: see {@link WrittenSeccompFilter}. */
   #filterChecked: Promise<void> = Promise.resolve();
   /**
-   * Turns to start a sandbox. A start is CPU work (bubblewrap, an interpreter's imports); dozens at once (a
-   * burst of sessions each opening an interpreter) shared two cores so thinly that some did not come up within
-   * START_TIMEOUT_MS and were killed, and their requests failed.
+   * Turns to start a sandbox a request waits for. A start is CPU work (bubblewrap, an interpreter's imports);
+   * dozens at once (a burst of sessions each opening an interpreter) shared two cores so thinly that some did not
+   * come up within START_TIMEOUT_MS and were killed, and their requests failed.
    */
   readonly #starts: FifoGate;
 
@@ -326,6 +326,9 @@ export class SandboxLauncher {
    * read-only for it.
    */
   async start(command: readonly string[], options: StartOptions = {}): Promise<Sandbox> {
+    // Warm-ups (a few per pool, at low priority) take no turn: waiting behind them, a request would wait for
+    // the slowest starts there are.
+    if (options.background) return this.#start(command, options);
     const release = await this.#starts.acquire();
     try {
       return await this.#start(command, options);
