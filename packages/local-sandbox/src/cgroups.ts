@@ -109,22 +109,24 @@ export class SandboxCgroup {
    * the OOM killer's first choice and stays its own failure.
    */
   starvedBySharedBudget(): string | undefined {
+    // Two reads for a run nothing happened to (every run ends here); the rest only once one says something did.
     const [pids, memory] = this.#dirs as [string, string];
     const refused = Number(/^max (\d+)$/m.exec(readOptional(join(pids, 'pids.events')))?.[1] ?? 0);
-    const peak = Number(readOptional(join(pids, 'pids.peak')) || Number.NaN);
-    const max = Number(readOptional(join(pids, 'pids.max')) || Number.NaN);
-    if (refused > 0 && peak < max && peak <= this.#perRun.processes) {
-      return `the sandboxes' shared process budget was full: the kernel refused this run ${refused} fork(s) while it held at most ${peak} of its own ${max} processes, because other runs held the rest; the result is not its program's (FUSEBOX_EXECUTOR_PROCESS_BUDGET)`;
+    if (refused > 0) {
+      const peak = Number(readOptional(join(pids, 'pids.peak')) || Number.NaN);
+      const max = Number(readOptional(join(pids, 'pids.max')) || Number.NaN);
+      if (peak < max && peak <= this.#perRun.processes) {
+        return `the sandboxes' shared process budget was full: the kernel refused this run ${refused} fork(s) while it held at most ${peak} of its own ${max} processes, because other runs held the rest; the result is not its program's (FUSEBOX_EXECUTOR_PROCESS_BUDGET)`;
+      }
     }
     const oomKills = Number(
       /^oom_kill (\d+)$/m.exec(readOptional(join(memory, 'memory.oom_control')))?.[1] ?? 0,
     );
+    if (oomKills === 0) return undefined;
     const ownLimitHit = Number(readOptional(join(memory, 'memory.failcnt')) || 0) > 0;
     const held = Number(readOptional(join(memory, 'memory.max_usage_in_bytes')) || Number.NaN);
-    if (oomKills > 0 && !ownLimitHit && held <= this.#perRun.memoryBytes) {
-      return `the sandboxes' shared memory was full: the kernel's OOM killer ended ${oomKills} process(es) of this run while it held at most ${Math.round(held / 2 ** 20)} MB, within its own limit and its share, because other runs held the rest; the result is not its program's (FUSEBOX_EXECUTOR_MEMORY_BUDGET_MB)`;
-    }
-    return undefined;
+    if (ownLimitHit || !(held <= this.#perRun.memoryBytes)) return undefined;
+    return `the sandboxes' shared memory was full: the kernel's OOM killer ended ${oomKills} process(es) of this run while it held at most ${Math.round(held / 2 ** 20)} MB, within its own limit and its share, because other runs held the rest; the result is not its program's (FUSEBOX_EXECUTOR_MEMORY_BUDGET_MB)`;
   }
 
   /** Its directory in the `cpu` hierarchy (where its `cpu.shares` is), or undefined without that hierarchy. */
