@@ -158,9 +158,17 @@ export class Executor {
       budget: {
         memoryBytes: resolved.memoryBudgetMB * MB,
         processes: resolved.processBudget,
+        // At most the budget less one run's cap: a run refused below that found others holding more than a
+        // whole run may, never just idle sandboxes and zygotes beside a lone run that filled the rest itself.
         perRun: {
-          processes: Math.floor(resolved.processBudget / resolved.concurrency),
-          memoryBytes: Math.floor((resolved.memoryBudgetMB * MB) / resolved.concurrency),
+          processes: Math.min(
+            Math.floor(resolved.processBudget / resolved.concurrency),
+            resolved.processBudget - resolved.maxProcesses,
+          ),
+          memoryBytes: Math.min(
+            Math.floor((resolved.memoryBudgetMB * MB) / resolved.concurrency),
+            (resolved.memoryBudgetMB - resolved.memoryCapMB) * MB,
+          ),
         },
         cpuShares: resolved.cpuShares,
       },

@@ -115,6 +115,24 @@ describe('runs that fork to their cap after admission (process budget overcommit
   });
 });
 
+describe('a lone run in a budget smaller than its own cap', () => {
+  it('fills the budget itself: its fork bomb is its own failure, not a sandbox error', async () => {
+    // Found in review: with one run at a time its share was the whole budget, so a lone bomb the parent refused
+    // (beside only idle sandboxes) read as starved by "other runs".
+    await withExecutor(
+      { concurrency: 1, processBudget: 24, maxProcesses: 64, runProcesses: 4, pythonZygote: false },
+      async (executor) => {
+        const { response } = await executor.runCode({
+          code: 'import os, time\nwhile True:\n    if os.fork() == 0:\n        time.sleep(30)\n        os._exit(0)',
+          language: 'python',
+        });
+        expect(response.status).toBe('Failed');
+        expect(response.run_result?.stderr).toMatch(/BlockingIOError|Resource temporarily unavailable/);
+      },
+    );
+  });
+});
+
 describe('runs that grow past the memory budget together', () => {
   // A memory budget of 400 MB for all sandboxes, and 350 MB for each: two runs that each fit alone do not fit
   // together, and the kernel's OOM killer then takes the larger, whichever of them grew last.
