@@ -1,5 +1,6 @@
 // A vitest reporter that writes what failed, and only that, to the file named by FUSEBOX_FAILURES_FILE: failed
-// tests, files whose hooks or imports failed, and unhandled errors. `npm test` prints it after its summary line,
+// tests, files and suites whose hooks or imports failed, and unhandled errors. A suite whose beforeAll failed
+// marks its tests skipped, not failed, so without the suites' own errors such a run fails with nothing to show. `npm test` prints it after its summary line,
 // because CI keeps only the tail of the log, and a run can fail with no failed test (an unhandled rejection, an
 // afterAll that timed out) that the JSON report does not mention.
 import { writeFileSync } from 'node:fs';
@@ -19,6 +20,9 @@ export default class FailuresReporter {
     for (const testModule of testModules) {
       const where = relative(this.root, testModule.moduleId);
       for (const error of testModule.errors()) failures.push(`${where}: ${describe(error)}`);
+      for (const suite of testModule.children.allSuites()) {
+        for (const error of suite.errors()) failures.push(`${where} › ${suite.fullName}: ${describe(error)}`);
+      }
       for (const test of testModule.children.allTests('failed')) {
         const errors = test.result().errors ?? [];
         failures.push(`${where} › ${test.fullName}: ${errors.map(describe).join(' | ') || 'failed'}`);

@@ -355,13 +355,15 @@ function test() {
         `--reporter=${join(root, 'scripts', 'failures-reporter.mjs')}`,
         `--outputFile.json=${vitestReport}`,
       ],
-      () => {
+      (status) => {
         const report = readJson(vitestReport);
         const failures = readJson(failuresFile)?.failures ?? [];
         const counts = report
           ? `${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numPendingTests} skipped`
           : 'no report';
-        return failures.length > 0 ? `${counts}; ${failures.length} failures listed below` : counts;
+        if (failures.length > 0) return `${counts}; ${failures.length} failures listed below`;
+        // Vitest also exits non-zero for what no reporter sees, such as a rejection in its own process.
+        return status === 0 ? counts : `${counts}; vitest exited with ${status} and listed no failure`;
       },
       () => readJson(failuresFile)?.failures ?? [],
     );
