@@ -14,6 +14,14 @@ export const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000;
  */
 const CLIENT_GRACE_MS = 1_000;
 
+/**
+ * Prisma's own transaction bounds, which its defaults set below what the pool allows: a transaction may wait for
+ * a connection as long as the pool waits for one (Prisma gives up after 2 s, so two servers starting at once on
+ * a loaded machine failed their builtin tasks' import with P2028 and exited), and a batch may run many
+ * statements, each bounded by the statement timeout.
+ */
+const TRANSACTION_OPTIONS = { maxWait: CONNECT_TIMEOUT_MS + CLIENT_GRACE_MS, timeout: 60_000 };
+
 export interface PrismaClientOptions {
   /** Pool size (default 10). */
   maxConnections?: number;
@@ -45,5 +53,5 @@ export function createPrismaClient(url: string, options: PrismaClientOptions = {
       ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + CLIENT_GRACE_MS }
       : {}),
   });
-  return new PrismaClient({ adapter });
+  return new PrismaClient({ adapter, transactionOptions: TRANSACTION_OPTIONS });
 }
