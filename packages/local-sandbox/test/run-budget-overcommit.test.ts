@@ -115,6 +115,35 @@ describe('runs that fork to their cap after admission (process budget overcommit
   });
 });
 
+describe('Jupyter cells whose forks the full budget refused', () => {
+  /** The honest program as cells: a refused fork raises in the second cell, which Jupyter reports as its error. */
+  const cells = [
+    'import subprocess, time\ntime.sleep(4)',
+    'for _ in range(5):\n    subprocess.run(["true"], check=True)\nprint("ok")',
+  ];
+
+  it('make a sandbox error, where alone the same cells succeed', async () => {
+    await withExecutor(LIMITS, async (executor) => {
+      const alone = await executor.runJupyter({ cells });
+      expect(alone.response.status).toBe('Success');
+      expect(alone.response.cells[1]?.stdout).toBe('ok\n');
+
+      const victim = executor.runJupyter({ cells });
+      await sleep(100);
+      const bombers = [0, 1, 2].map(() => executor.runCode({ code: bomb, language: 'python' }));
+      const { response } = await victim;
+      const counts = (await Promise.all(bombers)).map(({ response: r }) => Number(r.run_result?.stdout));
+      // Detection: the bombers took the budget, and the cell saw its fork refused.
+      expect(counts.reduce((a, b) => a + b, 0)).toBeGreaterThan(80);
+      expect(JSON.stringify(response.cells[1]?.error)).toMatch(
+        /BlockingIOError|Resource temporarily unavailable/,
+      );
+      expect(response.status).toBe('SandboxError');
+      expect(response.message).toMatch(/shared process budget was full/);
+    });
+  });
+});
+
 describe('a lone run in a budget smaller than its own cap', () => {
   it('fills the budget itself: its fork bomb is its own failure, not a sandbox error', async () => {
     // Found in review: with one run at a time its share was the whole budget, so a lone bomb the parent refused

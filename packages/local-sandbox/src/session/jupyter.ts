@@ -18,7 +18,8 @@ export interface JupyterOutcome {
  * `/run_jupyter` on a session interpreter instead of a Jupyter kernel: the cells run in order in one
  * interpreter; a cell that raises fills its `error` and later cells still run (status `Success`). Running past
  * `total_timeout` gives `Failed` with no cells, as SandboxFusion does. A cell past `cell_timeout` (when > 0) or
- * one that crashes the interpreter ends the request: `Failed`, with the cells run so far.
+ * one that crashes the interpreter ends the request: `Failed`, with the cells run so far. Cells that failed
+ * because other runs filled the budget all sandboxes share make it a `SandboxError`.
  */
 export async function runJupyterRequest(
   request: RunJupyterRequest,
@@ -67,16 +68,20 @@ export async function runJupyterRequest(
     interpreter.stop();
     await sandbox.closed;
     const files = await fetchFiles(sandbox.workdir, fetchPaths, interpreters.fetchLimitBytes);
-    return {
-      response: response(
-        failed ? 'Failed' : 'Success',
-        performance.now() - started,
-        'Finished',
-        cells,
-        files,
-      ),
-      outputTruncated,
-    };
+    const outcome = response(
+      failed ? 'Failed' : 'Success',
+      performance.now() - started,
+      'Finished',
+      cells,
+      files,
+    );
+    // As for /run_code (runStatus): cells that failed while neighbours starved the sandbox of the shared budget
+    // say nothing about the model's code. A cell's error counts too, since a refused fork raises in the cell.
+    const starved = sandbox.starvedBySharedBudget();
+    if (starved !== undefined && (failed || cells.some((cell) => cell.error.length > 0))) {
+      return { response: { ...outcome, status: 'SandboxError', message: starved }, outputTruncated };
+    }
+    return { response: outcome, outputTruncated };
   } finally {
     interpreters.pool.release(sandbox);
   }
