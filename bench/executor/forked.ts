@@ -1,6 +1,7 @@
 // Forked Python runs (FUSEBOX_PYTHON_ZYGOTE) against the cold path and the floors, side by side in one run:
 // `executor.runCode` with zygotes, the same without, a bare bubblewrap spawn and a bare unsandboxed python3, at
-// concurrency 1, 4 and 16, with the CPU each run costs (cgroup v1 cpuacct) and the zygotes' idle memory.
+// concurrency 1, 4, 16 and 64, with the CPU each run costs (cgroup v1 cpuacct), the zygotes' idle memory, and how
+// long an interpreter session takes from its creation to its first cell's answer.
 // Usage (as root): node --conditions=@fusebox/source --import tsx bench/executor/forked.ts
 import { mkdirSync, readFileSync, readdirSync, readlinkSync, rmdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -12,12 +13,12 @@ import { BWRAP_FLOOR, spawnCall } from './floor';
 const COMMAND = 'node --conditions=@fusebox/source --import tsx bench/executor/forked.ts';
 const PRINT = 'print(1)';
 const SYMPY = 'import sympy; print(sympy.sqrt(8))';
-const CONCURRENCIES = [1, 4, 16];
+const CONCURRENCIES = [1, 4, 16, 64];
 /** Calls per measurement at each concurrency; the first tenth of each is warm-up, not counted. */
-const CALLS: Record<number, number> = { 1: 100, 4: 200, 16: 400 };
+const CALLS: Record<number, number> = { 1: 100, 4: 200, 16: 400, 64: 800 };
 /** The same for sympy, whose cold start costs a second of CPU and more. */
-const SYMPY_CALLS: Record<number, number> = { 1: 30, 4: 60, 16: 120 };
-/** Executor slots: 16, so c=16 compares like with like (and 16 zygotes are kept). */
+const SYMPY_CALLS: Record<number, number> = { 1: 30, 4: 60, 16: 120, 64: 240 };
+/** Executor slots and zygotes: 16, so c=16 compares like with like (the product keeps 2 per core by default). */
 const SLOTS = 16;
 /**
  * Everything this process starts (spawner, bare spawns) is counted in this cpuacct group, but for sandboxes,
@@ -105,6 +106,32 @@ async function measure(call: Call, concurrency: number, calls: number): Promise<
   };
 }
 
+/**
+ * Creates `total` interpreter sessions, `concurrency` at a time with `gapMs` between one's end and the next's
+ * start, and times each from its creation to its first cell's answer (the first tenth dropped as warm-up).
+ */
+async function firstCells(executor: Executor, concurrency: number, total: number, gapMs: number) {
+  const latencies: number[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < total) {
+      const index = next++;
+      const started = performance.now();
+      const { id } = await executor.sessions.create();
+      const cell = await executor.sessions.run(id, 'print(1)');
+      const elapsed = performance.now() - started;
+      executor.sessions.close(id);
+      if (cell.stdout !== '1\n') throw new Error(`a first cell answered ${JSON.stringify(cell)}`);
+      if (index >= Math.floor(total / 10)) latencies.push(elapsed);
+      await new Promise((resolve) => setTimeout(resolve, gapMs));
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
+  return { count: latencies.length, p50: at(0.5), p99: at(0.99) };
+}
+
 /** RSS and PSS of this process's idle zygotes (recognised by `python-zygote.py` in their argv, and by descent). */
 function zygoteMemory(): { count: number; rssMB: number; pssMB: number } {
   let count = 0;
@@ -160,7 +187,7 @@ async function main() {
   const loadBefore = loadavg();
   const options = { concurrency: SLOTS, warn: (message: string) => console.warn(message) };
   const cold = await createExecutor(options);
-  const forked = await createExecutor({ ...options, pythonZygote: true });
+  const forked = await createExecutor({ ...options, pythonZygote: true, pythonZygotes: SLOTS });
   await until(() => forked.stats().idleZygotes === SLOTS);
   await new Promise((resolve) => setTimeout(resolve, 2_000));
   const idle = zygoteMemory();
@@ -171,6 +198,7 @@ async function main() {
     ? await createExecutor({
         ...options,
         pythonZygote: true,
+        pythonZygotes: SLOTS,
         pythonZygoteModules: [...DEFAULT_ZYGOTE_MODULES, 'sympy'],
       })
     : undefined;
@@ -225,6 +253,10 @@ async function main() {
   }
   process.stderr.write('\n');
   const forkedShare = forkedRuns / forkedCalls;
+  const sessionRows = [
+    ['one at a time, 1 s apart (the warm pool refilled)', await firstCells(cold, 1, 20, 1_000)],
+    ['4 at once, back to back', await firstCells(cold, 4, 40, 0)],
+  ] as const;
   await Promise.all([cold.close(), forked.close(), forkedSympy?.close()]);
 
   const get = (program: string, name: string, concurrency: number) =>
@@ -291,6 +323,15 @@ async function main() {
     '### Targets (issue #16)',
     '',
     table(['measure', 'measured', 'target'], targets),
+    '',
+    "### An interpreter session's first cell (create, then `print(1)`; ms)",
+    '',
+    'Sessions start from warm sandboxes (a pool of interpreters started ahead), not from a zygote.',
+    '',
+    table(
+      ['pattern', 'sessions', 'p50 ms', 'p99 ms'],
+      sessionRows.map(([pattern, m]) => [pattern, m.count, m.p50.toFixed(1), m.p99.toFixed(1)]),
+    ),
     '',
     '### Idle zygotes',
     '',
