@@ -147,12 +147,16 @@ export function runJupyterRow(request: RunJupyterRequest, execution: JupyterExec
   };
 }
 
-/** The row for one session cell: `Success` when it ran without raising, else `Failed`. */
+/**
+ * The row for one session cell: `Success` when it ran without raising, else `Failed`, or `SandboxError` when
+ * other runs starved it of the budget all sandboxes share.
+ */
 export function cellRow(code: string, cell: CellExecution): ExecutionRow {
   const errors = cell.error.map((error) => `${error.ename}: ${error.evalue}\n`).join('');
   return {
     ...cellRequestFields(code),
-    status: cell.status === 'ok' ? 'Success' : 'Failed',
+    status: cell.starved !== undefined ? 'SandboxError' : cell.status === 'ok' ? 'Success' : 'Failed',
+    ...(cell.starved === undefined ? {} : { message: stored(cell.starved, STORED_OUTPUT_CHARS) }),
     runStatus: cell.status === 'timeout' ? 'TimeLimitExceeded' : 'Finished',
     returnCode: cell.status === 'ok' ? 0 : cell.status === 'error' ? 1 : null,
     stdout: stored(cell.stdout, STORED_OUTPUT_CHARS),

@@ -106,12 +106,13 @@ export class SandboxCgroup {
    * the victim's `memory.oom_control`, and its own limit, when it was the one hit, in its `memory.failcnt`. A run
    * that held more than its share (`perRun`: `pids.peak`, `memory.max_usage_in_bytes`) is one of those that filled
    * the budget, whatever its neighbours did, and its outcome stands: a run that balloons to near its own cap is
-   * the OOM killer's first choice and stays its own failure.
+   * the OOM killer's first choice and stays its own failure. Only refusals and kills after `since` count; the
+   * peaks and `memory.failcnt` are the sandbox's whole life's, which can only leave more to the run.
    */
-  starvedBySharedBudget(): string | undefined {
+  starvedBySharedBudget(since: StarvationCounters = NOTHING_YET): string | undefined {
     // Two reads for a run nothing happened to (every run ends here); the rest only once one says something did.
     const [pids, memory] = this.#dirs as [string, string];
-    const refused = Number(/^max (\d+)$/m.exec(readOptional(join(pids, 'pids.events')))?.[1] ?? 0);
+    const refused = refusedForks(pids) - since.refusedForks;
     if (refused > 0) {
       const peak = Number(readOptional(join(pids, 'pids.peak')) || Number.NaN);
       const max = Number(readOptional(join(pids, 'pids.max')) || Number.NaN);
@@ -119,14 +120,21 @@ export class SandboxCgroup {
         return `the sandboxes' shared process budget was full: the kernel refused this run ${refused} fork(s) while it held at most ${peak} of its own ${max} processes, because other runs held the rest; the result is not its program's (FUSEBOX_EXECUTOR_PROCESS_BUDGET)`;
       }
     }
-    const oomKills = Number(
-      /^oom_kill (\d+)$/m.exec(readOptional(join(memory, 'memory.oom_control')))?.[1] ?? 0,
-    );
-    if (oomKills === 0) return undefined;
+    const kills = oomKills(memory) - since.oomKills;
+    if (kills <= 0) return undefined;
     const ownLimitHit = Number(readOptional(join(memory, 'memory.failcnt')) || 0) > 0;
     const held = Number(readOptional(join(memory, 'memory.max_usage_in_bytes')) || Number.NaN);
     if (ownLimitHit || !(held <= this.#perRun.memoryBytes)) return undefined;
-    return `the sandboxes' shared memory was full: the kernel's OOM killer ended ${oomKills} process(es) of this run while it held at most ${Math.round(held / 2 ** 20)} MB, within its own limit and its share, because other runs held the rest; the result is not its program's (FUSEBOX_EXECUTOR_MEMORY_BUDGET_MB)`;
+    return `the sandboxes' shared memory was full: the kernel's OOM killer ended ${kills} process(es) of this run while it held at most ${Math.round(held / 2 ** 20)} MB, within its own limit and its share, because other runs held the rest; the result is not its program's (FUSEBOX_EXECUTOR_MEMORY_BUDGET_MB)`;
+  }
+
+  /**
+   * The counts of refused forks and OOM kills so far, for {@link starvedBySharedBudget} to judge only what came
+   * after: a sandbox that outlives one job (an interpreter, which runs cells) keeps its counts from the others.
+   */
+  starvationCounters(): StarvationCounters {
+    const [pids, memory] = this.#dirs as [string, string];
+    return { refusedForks: refusedForks(pids), oomKills: oomKills(memory) };
   }
 
   /** Its directory in the `cpu` hierarchy (where its `cpu.shares` is), or undefined without that hierarchy. */
@@ -286,6 +294,24 @@ function tryRemove(dir: string): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT';
   }
+}
+
+/** See {@link SandboxCgroup.starvationCounters}. */
+export interface StarvationCounters {
+  refusedForks: number;
+  oomKills: number;
+}
+
+const NOTHING_YET: StarvationCounters = { refusedForks: 0, oomKills: 0 };
+
+/** Forks refused to the cgroup, whichever level refused them (`pids.events`). */
+function refusedForks(pidsDir: string): number {
+  return Number(/^max (\d+)$/m.exec(readOptional(join(pidsDir, 'pids.events')))?.[1] ?? 0);
+}
+
+/** Its processes the OOM killer ended (`memory.oom_control`). */
+function oomKills(memoryDir: string): number {
+  return Number(/^oom_kill (\d+)$/m.exec(readOptional(join(memoryDir, 'memory.oom_control')))?.[1] ?? 0);
 }
 
 /** A cgroup file's text, or '' where the kernel does not have it (an older one lacks `pids.peak`). */

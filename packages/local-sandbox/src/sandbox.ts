@@ -2,7 +2,7 @@ import { closeSync, rmSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { setPriority } from 'node:os';
 import type { CappedOutput } from './capped-output';
-import type { SandboxCgroup } from './cgroups';
+import type { SandboxCgroup, StarvationCounters } from './cgroups';
 import type { LineChannel } from './line-channel';
 import type { ExitStatus } from './spawner';
 
@@ -87,8 +87,13 @@ export class Sandbox {
   }
 
   /** See {@link SandboxCgroup.starvedBySharedBudget}; undefined without cgroups. */
-  starvedBySharedBudget(): string | undefined {
-    return this.#cgroup?.starvedBySharedBudget();
+  starvedBySharedBudget(since?: StarvationCounters): string | undefined {
+    return this.#cgroup?.starvedBySharedBudget(since);
+  }
+
+  /** See {@link SandboxCgroup.starvationCounters}; undefined without cgroups. */
+  starvationCounters(): StarvationCounters | undefined {
+    return this.#cgroup?.starvationCounters();
   }
 
   /** Kills every process of the sandbox at once; safe to call any number of times. */

@@ -144,6 +144,33 @@ describe('Jupyter cells whose forks the full budget refused', () => {
   });
 });
 
+describe('an interpreter session starved in one cell', () => {
+  it('says so of that cell, and not of a later one that raises alone', async () => {
+    await withExecutor(LIMITS, async (executor) => {
+      const { id } = await executor.sessions.create();
+      const starvedCell = executor.sessions.run(
+        id,
+        'import subprocess, time\ntime.sleep(4)\nfor _ in range(5):\n    subprocess.run(["true"], check=True)',
+      );
+      await sleep(100);
+      const bombers = [0, 1, 2].map(() => executor.runCode({ code: bomb, language: 'python' }));
+      const cell = await starvedCell;
+      const counts = (await Promise.all(bombers)).map(({ response: r }) => Number(r.run_result?.stdout));
+      expect(counts.reduce((a, b) => a + b, 0)).toBeGreaterThan(80);
+      expect(cell.status).toBe('error');
+      expect(cell.starved).toMatch(/shared process budget was full/);
+      // The sandbox's counters still hold the refusals, but they came before this cell: its error is its own.
+      const later = await executor.sessions.run(id, 'raise ValueError("my own")');
+      expect(later.status).toBe('error');
+      expect(later.starved).toBeUndefined();
+      // And the state the starved cell left is still there.
+      const alive = await executor.sessions.run(id, 'print(subprocess.__name__)');
+      expect(alive.stdout).toBe('subprocess\n');
+      executor.sessions.close(id);
+    });
+  });
+});
+
 describe('a lone run in a budget smaller than its own cap', () => {
   it('fills the budget itself: its fork bomb is its own failure, not a sandbox error', async () => {
     // Found in review: with one run at a time its share was the whole budget, so a lone bomb the parent refused

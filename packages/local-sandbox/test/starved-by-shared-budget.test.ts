@@ -87,6 +87,26 @@ describe('whether the shared budget starved a run', () => {
   });
 });
 
+describe('what happened since a reading (an interpreter, judged cell by cell)', () => {
+  it('counts only the refusals and kills after it', () => {
+    const earlier = cgroupWith({
+      ...quiet,
+      'pids.events': 'max 3',
+      ...noOom,
+      'memory.oom_control': 'oom_kill_disable 0\nunder_oom 0\noom_kill 1',
+    });
+    const before = earlier.starvationCounters();
+    expect(before).toEqual({ refusedForks: 3, oomKills: 1 });
+    // An earlier cell was starved; this one was not: nothing to say of it.
+    expect(earlier.starvedBySharedBudget(before)).toBeUndefined();
+    // Control: judged over the sandbox's whole life, the same files say starved.
+    expect(earlier.starvedBySharedBudget()).toMatch(/refused this run 3 fork/);
+    // Refused while this cell ran: said, with this cell's count only.
+    const later = cgroupWith({ ...quiet, 'pids.events': 'max 5', ...noOom });
+    expect(later.starvedBySharedBudget({ refusedForks: 3, oomKills: 0 })).toMatch(/refused this run 2 fork/);
+  });
+});
+
 describe('the status of a starved run', () => {
   const step = (returnCode: number): CommandRunResult => ({
     status: 'Finished',

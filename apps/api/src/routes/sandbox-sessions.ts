@@ -119,6 +119,7 @@ export function registerSessionRoutes(
         error: cell.error,
         execution_time: cell.executionTime,
         alive: cell.status === 'ok' || cell.status === 'error',
+        ...(cell.starved === undefined ? {} : { starved: cell.starved }),
       });
     } catch (error) {
       await sendUnanswered(reply, recorder, error, (status, message) => ({

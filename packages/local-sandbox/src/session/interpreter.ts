@@ -44,6 +44,12 @@ export interface CellResult {
    * id) and were ignored while this cell ran: the cell's own code wrote them, since it can reach the channel.
    */
   strayLines: number;
+  /**
+   * Why a cell that raised, timed out or died did so for want of the budget all sandboxes share, which other
+   * runs held (see `SandboxCgroup.starvedBySharedBudget`): set only when the kernel refused a fork or killed a
+   * process of this sandbox while this cell ran.
+   */
+  starved?: string;
 }
 
 export interface InterpreterSettings {
@@ -114,6 +120,12 @@ export class Interpreter {
     );
     const onAbort = () => this.stop();
     signal?.addEventListener('abort', onAbort, { once: true });
+    // The host's own reading, before the cell: the counters are the sandbox's, and earlier cells' count in them.
+    const countersBefore = this.sandbox.starvationCounters();
+    const starvation = () => {
+      const starved = countersBefore && this.sandbox.starvedBySharedBudget(countersBefore);
+      return starved === undefined ? {} : { starved };
+    };
     try {
       // A fresh id per cell: the reply must carry it, so nothing written earlier (by this cell's code or an
       // earlier one's, which can reach the channel) can be taken for this cell's answer or shift later ones.
@@ -152,7 +164,7 @@ export class Interpreter {
               'DeadKernelError',
               `the interpreter died while running this cell (exit status ${exit.code ?? `signal ${exit.signal}`}); its state is lost`,
             );
-        return { ...result, strayLines };
+        return { ...result, strayLines, ...starvation() };
       }
       const stdout = Buffer.from(reply.stdout, 'base64');
       const stderr = Buffer.from(reply.stderr, 'base64');
@@ -166,6 +178,7 @@ export class Interpreter {
         executionTime,
         outputTruncated: reply.stdout_bytes > stdout.length || reply.stderr_bytes > stderr.length,
         strayLines,
+        ...(reply.error.length > 0 ? starvation() : {}),
       };
     } finally {
       clearTimeout(timer);

@@ -18,8 +18,8 @@ export interface JupyterOutcome {
  * `/run_jupyter` on a session interpreter instead of a Jupyter kernel: the cells run in order in one
  * interpreter; a cell that raises fills its `error` and later cells still run (status `Success`). Running past
  * `total_timeout` gives `Failed` with no cells, as SandboxFusion does. A cell past `cell_timeout` (when > 0) or
- * one that crashes the interpreter ends the request: `Failed`, with the cells run so far. Cells that failed
- * because other runs filled the budget all sandboxes share make it a `SandboxError`.
+ * one that crashes the interpreter ends the request: `Failed`, with the cells run so far. A cell that raised,
+ * timed out or crashed because other runs filled the budget all sandboxes share makes it a `SandboxError`.
  */
 export async function runJupyterRequest(
   request: RunJupyterRequest,
@@ -40,6 +40,10 @@ export async function runJupyterRequest(
     const cells: JupyterCell[] = [];
     let outputTruncated = false;
     let failed = false;
+    // As for /run_code (runStatus): a cell that raised, timed out or died while other runs starved this sandbox
+    // of the budget all sandboxes share says nothing about the model's code (Interpreter sets `starved` only for
+    // what the kernel did while that cell ran).
+    let starved: string | undefined;
     for (const code of request.cells) {
       const remainingMs = deadline - performance.now();
       const cellLimited = request.cell_timeout > 0 && request.cell_timeout * 1000 < remainingMs;
@@ -47,11 +51,10 @@ export async function runJupyterRequest(
         timeoutMs: cellLimited ? request.cell_timeout * 1000 : remainingMs,
         signal,
       });
+      starved ??= result.starved;
       if (result.status === 'timeout' && !cellLimited) {
-        return {
-          response: response('Failed', performance.now() - started, 'TimeLimitExceeded', [], {}),
-          outputTruncated,
-        };
+        const timedOut = response('Failed', performance.now() - started, 'TimeLimitExceeded', [], {});
+        return { response: starvedOr(timedOut, starved), outputTruncated };
       }
       cells.push({
         stdout: result.stdout,
@@ -75,16 +78,14 @@ export async function runJupyterRequest(
       cells,
       files,
     );
-    // As for /run_code (runStatus): cells that failed while neighbours starved the sandbox of the shared budget
-    // say nothing about the model's code. A cell's error counts too, since a refused fork raises in the cell.
-    const starved = sandbox.starvedBySharedBudget();
-    if (starved !== undefined && (failed || cells.some((cell) => cell.error.length > 0))) {
-      return { response: { ...outcome, status: 'SandboxError', message: starved }, outputTruncated };
-    }
-    return { response: outcome, outputTruncated };
+    return { response: starvedOr(outcome, starved), outputTruncated };
   } finally {
     interpreters.pool.release(sandbox);
   }
+}
+
+function starvedOr(outcome: RunJupyterResponse, starved: string | undefined): RunJupyterResponse {
+  return starved === undefined ? outcome : { ...outcome, status: 'SandboxError', message: starved };
 }
 
 function response(
