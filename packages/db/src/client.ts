@@ -1,6 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from './generated/prisma/client';
 import { CONNECT_TIMEOUT_MS } from './sql-client';
+import { transactionOptions } from './transaction-options';
 
 export type { PrismaClient } from './generated/prisma/client';
 
@@ -13,14 +14,6 @@ export const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000;
  * report nothing, is given up on by the client.
  */
 const CLIENT_GRACE_MS = 1_000;
-
-/**
- * Prisma's own transaction bounds, which its defaults set below what the pool allows: a transaction may wait for
- * a connection as long as the pool waits for one (Prisma gives up after 2 s, so two servers starting at once on
- * a loaded machine failed their builtin tasks' import with P2028 and exited), and a batch may run many
- * statements, each bounded by the statement timeout.
- */
-const TRANSACTION_OPTIONS = { maxWait: CONNECT_TIMEOUT_MS + CLIENT_GRACE_MS, timeout: 60_000 };
 
 export interface PrismaClientOptions {
   /** Pool size (default 10). */
@@ -53,5 +46,8 @@ export function createPrismaClient(url: string, options: PrismaClientOptions = {
       ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + CLIENT_GRACE_MS }
       : {}),
   });
-  return new PrismaClient({ adapter, transactionOptions: TRANSACTION_OPTIONS });
+  return new PrismaClient({
+    adapter,
+    transactionOptions: transactionOptions(CONNECT_TIMEOUT_MS + CLIENT_GRACE_MS),
+  });
 }

@@ -9,6 +9,10 @@ import { EmbeddedDatabaseError } from './errors/embedded-database-error';
 import { PrismaClient } from './generated/prisma/client';
 import { pgliteSqlClient } from './pglite-sql-client';
 import type { SqlClient } from './sql-client';
+import { transactionOptions } from './transaction-options';
+
+/** How long a transaction waits for PGlite's one lock, which another transaction may hold. */
+const EMBEDDED_TRANSACTION_WAIT_MS = 10_000;
 
 export interface EmbeddedDatabase {
   /** The absolute data directory. */
@@ -57,7 +61,10 @@ export async function openEmbeddedDatabase(dataDir: string): Promise<EmbeddedDat
       throw unusable(dir, `PGlite could not open it (${(error as Error).message})`, error);
     }
     const sql = pgliteSqlClient(pglite);
-    const prisma = new PrismaClient({ adapter: new PrismaPGlite(yieldingBetweenQueries(pglite)) });
+    const prisma = new PrismaClient({
+      adapter: new PrismaPGlite(yieldingBetweenQueries(pglite)),
+      transactionOptions: transactionOptions(EMBEDDED_TRANSACTION_WAIT_MS),
+    });
     return {
       dataDir: dir,
       pglite,
@@ -86,28 +93,23 @@ export async function openEmbeddedDatabase(dataDir: string): Promise<EmbeddedDat
  * PGlite runs each query synchronously on this thread and resolves at once, so a request's run of queries (a
  * session's reward, a page of rows) chains through microtasks and holds the event loop until the last one: 300 ms
  * seen here, with /v1/ping waiting behind it. Yielding to the loop before each query bounds a stall by one query.
- * The adapter only calls `query`, `exec` and `transaction` on its client.
+ * Not inside a transaction: it holds PGlite's one lock, and every turn it yields would keep all others waiting
+ * longer (and bring a long batch nearer Prisma's transaction timeout). The adapter only calls `query`, `exec`
+ * and `transaction` on its client.
  */
 function yieldingBetweenQueries(client: PGlite): PGlite {
-  type Transaction = Parameters<Parameters<PGlite['transaction']>[0]>[0];
-  const yielding = <T extends Pick<PGlite, 'query'>>(queryable: T): T =>
-    new Proxy(queryable, {
-      get(target, property, receiver) {
-        const value: unknown = Reflect.get(target, property, receiver);
-        if (property === 'query') {
-          return async (...args: Parameters<PGlite['query']>) => {
-            await new Promise((resolve) => setImmediate(resolve));
-            return target.query(...args);
-          };
-        }
-        if (property === 'transaction') {
-          return (run: (tx: Transaction) => Promise<unknown>) =>
-            client.transaction((tx) => run(yielding(tx)));
-        }
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-      },
-    });
-  return yielding(client);
+  return new Proxy(client, {
+    get(target, property) {
+      if (property === 'query') {
+        return async (...args: Parameters<PGlite['query']>) => {
+          await new Promise((resolve) => setImmediate(resolve));
+          return target.query(...args);
+        };
+      }
+      const value: unknown = Reflect.get(target, property);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 /** A pgdata directory that exists but is not a Postgres cluster would otherwise fail deep inside PGlite. */

@@ -116,30 +116,37 @@ describe('runs that fork to their cap after admission (process budget overcommit
 });
 
 describe('Jupyter cells whose forks the full budget refused', () => {
-  /** The honest program as cells: a refused fork raises in the second cell, which Jupyter reports as its error. */
-  const cells = [
-    'import subprocess, time\ntime.sleep(4)',
-    'for _ in range(5):\n    subprocess.run(["true"], check=True)\nprint("ok")',
-  ];
+  const waits = 'import os, subprocess, time\ntime.sleep(4)';
+  /** Forks; a refused fork raises in the cell, which Jupyter reports as the cell's error. */
+  const forks = 'for _ in range(5):\n    subprocess.run(["true"], check=True)\nprint("ok")';
+  /** The same, but a refused fork ends the interpreter: the request fails, as a program that exits would. */
+  const forksOrExits = `try:\n${forks.replaceAll(/^/gm, '    ')}\nexcept OSError:\n    os._exit(3)`;
 
-  it('make a sandbox error, where alone the same cells succeed', async () => {
+  it('fail the request as a sandbox error; cells that only raised keep its Success', async () => {
     await withExecutor(LIMITS, async (executor) => {
-      const alone = await executor.runJupyter({ cells });
-      expect(alone.response.status).toBe('Success');
-      expect(alone.response.cells[1]?.stdout).toBe('ok\n');
+      for (const cells of [
+        [waits, forks],
+        [waits, forksOrExits],
+      ]) {
+        const alone = await executor.runJupyter({ cells });
+        expect(alone.response.status).toBe('Success');
+        expect(alone.response.cells[1]?.stdout).toBe('ok\n');
+      }
 
-      const victim = executor.runJupyter({ cells });
+      const raising = executor.runJupyter({ cells: [waits, forks] });
+      const exiting = executor.runJupyter({ cells: [waits, forksOrExits] });
       await sleep(100);
       const bombers = [0, 1, 2].map(() => executor.runCode({ code: bomb, language: 'python' }));
-      const { response } = await victim;
+      const [{ response: raised }, { response: exited }] = await Promise.all([raising, exiting]);
       const counts = (await Promise.all(bombers)).map(({ response: r }) => Number(r.run_result?.stdout));
-      // Detection: the bombers took the budget, and the cell saw its fork refused.
+      // Detection: the bombers took the budget, and the raising cell saw its fork refused.
       expect(counts.reduce((a, b) => a + b, 0)).toBeGreaterThan(80);
-      expect(JSON.stringify(response.cells[1]?.error)).toMatch(
+      expect(JSON.stringify(raised.cells[1]?.error)).toMatch(
         /BlockingIOError|Resource temporarily unavailable/,
       );
-      expect(response.status).toBe('SandboxError');
-      expect(response.message).toMatch(/shared process budget was full/);
+      expect(raised.status).toBe('Success');
+      expect(exited.status).toBe('SandboxError');
+      expect(exited.message).toMatch(/shared process budget was full/);
     });
   });
 });

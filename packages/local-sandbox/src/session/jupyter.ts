@@ -18,8 +18,8 @@ export interface JupyterOutcome {
  * `/run_jupyter` on a session interpreter instead of a Jupyter kernel: the cells run in order in one
  * interpreter; a cell that raises fills its `error` and later cells still run (status `Success`). Running past
  * `total_timeout` gives `Failed` with no cells, as SandboxFusion does. A cell past `cell_timeout` (when > 0) or
- * one that crashes the interpreter ends the request: `Failed`, with the cells run so far. A cell that raised,
- * timed out or crashed because other runs filled the budget all sandboxes share makes it a `SandboxError`.
+ * one that crashes the interpreter ends the request: `Failed`, with the cells run so far, or `SandboxError` when
+ * that cell timed out or crashed because other runs filled the budget all sandboxes share.
  */
 export async function runJupyterRequest(
   request: RunJupyterRequest,
@@ -40,9 +40,10 @@ export async function runJupyterRequest(
     const cells: JupyterCell[] = [];
     let outputTruncated = false;
     let failed = false;
-    // As for /run_code (runStatus): a cell that raised, timed out or died while other runs starved this sandbox
-    // of the budget all sandboxes share says nothing about the model's code (Interpreter sets `starved` only for
-    // what the kernel did while that cell ran).
+    // As for /run_code (runStatus): a request that would fail because a cell timed out or died while other runs
+    // starved this sandbox of the budget all sandboxes share says nothing about the model's code (Interpreter
+    // sets `starved` only for what the kernel did while that cell ran). One that succeeded, with cells that
+    // raised, keeps its Success: the errors are in its cells for the client to judge, as SandboxFusion's are.
     let starved: string | undefined;
     for (const code of request.cells) {
       const remainingMs = deadline - performance.now();
@@ -51,10 +52,9 @@ export async function runJupyterRequest(
         timeoutMs: cellLimited ? request.cell_timeout * 1000 : remainingMs,
         signal,
       });
-      starved ??= result.starved;
       if (result.status === 'timeout' && !cellLimited) {
         const timedOut = response('Failed', performance.now() - started, 'TimeLimitExceeded', [], {});
-        return { response: starvedOr(timedOut, starved), outputTruncated };
+        return { response: starvedOr(timedOut, result.starved), outputTruncated };
       }
       cells.push({
         stdout: result.stdout,
@@ -65,6 +65,7 @@ export async function runJupyterRequest(
       outputTruncated ||= result.outputTruncated;
       if (result.status === 'timeout' || result.status === 'died') {
         failed = true;
+        starved = result.starved;
         break;
       }
     }
