@@ -17,8 +17,11 @@ const WARMUP_S = 10;
 /** Room for what grows by use and then stays (pools filled, caches warmed, JIT), not by leaking. */
 const FD_SLACK = 16;
 const RSS_SLACK_MB = 120;
-/** A pooled connection the warm-up never needed may open later; a leak grows past any pool. */
-const CONNECTION_SLACK = 2;
+/**
+ * Pooled connections the warm-up never needed may open later, up to the server's Prisma pool of 10 (11 before
+ * and 14 after in one CI run, with 556 requests); a leak, one per request or so, grows past any pool.
+ */
+const CONNECTION_SLACK = 10;
 
 interface Sent {
   code: string;
