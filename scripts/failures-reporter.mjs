@@ -1,8 +1,8 @@
 // A vitest reporter that writes what failed, and only that, to the file named by FUSEBOX_FAILURES_FILE: failed
-// tests, files and suites whose hooks or imports failed, and unhandled errors. A suite whose beforeAll failed
-// marks its tests skipped, not failed, so without the suites' own errors such a run fails with nothing to show. `npm test` prints it after its summary line,
-// because CI keeps only the tail of the log, and a run can fail with no failed test (an unhandled rejection, an
-// afterAll that timed out) that the JSON report does not mention.
+// tests, files and suites whose hooks or imports failed, and unhandled errors. `npm test` prints it after its
+// summary line, because CI keeps only the tail of the log, and a run can fail with no failed test (an unhandled
+// rejection, an afterAll that timed out) that the JSON report does not mention. A suite whose beforeAll failed
+// marks its tests skipped, not failed, and keeps the error on itself.
 import { writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 

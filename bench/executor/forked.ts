@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync, readdirSync, readlinkSync, rmdirSync, writeFil
 import { cpus, loadavg, totalmem } from 'node:os';
 import { type Executor, createExecutor } from '@fusebox/local-sandbox/executor';
 import { DEFAULT_ZYGOTE_MODULES } from '@fusebox/local-sandbox/executor-options';
+import { percentile } from '../limiter/measures';
 import { writeResults } from '../write-results';
 import { BWRAP_FLOOR, spawnCall } from './floor';
 
@@ -95,10 +96,9 @@ async function measure(call: Call, concurrency: number, calls: number): Promise<
   const cpu = cpuUsageMs() - cpuFrom;
   const own = ownCpuMs() - ownFrom;
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
   return {
-    p50: at(0.5),
-    p99: at(0.99),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
     perSecond: (latencies.length * 1000) / wall,
     cpuMs: cpu / latencies.length,
     childCpuMs: (cpu - own) / latencies.length,
@@ -128,8 +128,7 @@ async function firstCells(executor: Executor, concurrency: number, total: number
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
-  return { count: latencies.length, p50: at(0.5), p99: at(0.99) };
+  return { count: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
 }
 
 /** RSS and PSS of this process's idle zygotes (recognised by `python-zygote.py` in their argv, and by descent). */

@@ -98,14 +98,13 @@ export async function openEmbeddedDatabase(dataDir: string): Promise<EmbeddedDat
  * and `transaction` on its client.
  */
 function yieldingBetweenQueries(client: PGlite): PGlite {
+  const query = async (...args: Parameters<PGlite['query']>) => {
+    await new Promise((resolve) => setImmediate(resolve));
+    return client.query(...args);
+  };
   return new Proxy(client, {
     get(target, property) {
-      if (property === 'query') {
-        return async (...args: Parameters<PGlite['query']>) => {
-          await new Promise((resolve) => setImmediate(resolve));
-          return target.query(...args);
-        };
-      }
+      if (property === 'query') return query;
       const value: unknown = Reflect.get(target, property);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },

@@ -1,7 +1,7 @@
 import type { JupyterCell, RunJupyterRequest, RunJupyterResponse } from '@fusebox/sandbox-client/protocol';
 import type { SandboxPool } from '../sandbox-pool';
 import { fetchFiles, resolveFetchPaths, writeFiles } from '../workdir-files';
-import { Interpreter } from './interpreter';
+import { type CellResult, Interpreter } from './interpreter';
 
 /**
  * SandboxFusion's kernel counts its own health-check cell as `In [1]`, so the request's first cell is `In [2]`;
@@ -39,12 +39,8 @@ export async function runJupyterRequest(
     });
     const cells: JupyterCell[] = [];
     let outputTruncated = false;
-    let failed = false;
-    // As for /run_code (runStatus): a request that would fail because a cell timed out or died while other runs
-    // starved this sandbox of the budget all sandboxes share says nothing about the model's code (Interpreter
-    // sets `starved` only for what the kernel did while that cell ran). One that succeeded, with cells that
-    // raised, keeps its Success: the errors are in its cells for the client to judge, as SandboxFusion's are.
-    let starved: string | undefined;
+    /** The cell that timed out or crashed the interpreter, which ends the request. */
+    let ending: CellResult | undefined;
     for (const code of request.cells) {
       const remainingMs = deadline - performance.now();
       const cellLimited = request.cell_timeout > 0 && request.cell_timeout * 1000 < remainingMs;
@@ -64,8 +60,7 @@ export async function runJupyterRequest(
       });
       outputTruncated ||= result.outputTruncated;
       if (result.status === 'timeout' || result.status === 'died') {
-        failed = true;
-        starved = result.starved;
+        ending = result;
         break;
       }
     }
@@ -73,18 +68,24 @@ export async function runJupyterRequest(
     await sandbox.closed;
     const files = await fetchFiles(sandbox.workdir, fetchPaths, interpreters.fetchLimitBytes);
     const outcome = response(
-      failed ? 'Failed' : 'Success',
+      ending ? 'Failed' : 'Success',
       performance.now() - started,
       'Finished',
       cells,
       files,
     );
-    return { response: starvedOr(outcome, starved), outputTruncated };
+    return { response: starvedOr(outcome, ending?.starved), outputTruncated };
   } finally {
     interpreters.pool.release(sandbox);
   }
 }
 
+/**
+ * As for /run_code (runStatus): a request that fails because a cell timed out or died while other runs starved
+ * its sandbox of the budget all sandboxes share says nothing about the model's code (Interpreter sets `starved`
+ * only for what the kernel did while that cell ran). One that succeeded, with cells that raised, keeps its
+ * Success: the errors are in its cells for the client to judge, as SandboxFusion's are.
+ */
 function starvedOr(outcome: RunJupyterResponse, starved: string | undefined): RunJupyterResponse {
   return starved === undefined ? outcome : { ...outcome, status: 'SandboxError', message: starved };
 }
