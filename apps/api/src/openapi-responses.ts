@@ -41,7 +41,7 @@ export const sandboxCellSchema = z.object({
   error: z.array(jupyterCellErrorSchema),
   execution_time: z.number(),
   alive: z.boolean(),
-  /** Set when the cell raised, timed out or died because other runs held the budget all sandboxes share. */
+  /** Set when the cell timed out or died because other runs held the budget all sandboxes share. */
   starved: z.string().optional(),
 });
 

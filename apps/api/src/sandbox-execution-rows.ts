@@ -148,8 +148,8 @@ export function runJupyterRow(request: RunJupyterRequest, execution: JupyterExec
 }
 
 /**
- * The row for one session cell: `Success` when it ran without raising, else `Failed`, or `SandboxError` when
- * other runs starved it of the budget all sandboxes share.
+ * The row for one session cell: `Success` when it ran without raising, else `Failed`, or `SandboxError` when it
+ * timed out or died because other runs starved it of the budget all sandboxes share.
  */
 export function cellRow(code: string, cell: CellExecution): ExecutionRow {
   const errors = cell.error.map((error) => `${error.ename}: ${error.evalue}\n`).join('');

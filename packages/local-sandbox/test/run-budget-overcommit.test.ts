@@ -152,27 +152,63 @@ describe('Jupyter cells whose forks the full budget refused', () => {
 });
 
 describe('an interpreter session starved in one cell', () => {
-  it('says so of that cell, and not of a later one that raises alone', async () => {
+  /** Retries a refused fork until one goes through: how many were refused. */
+  const retryFork = [
+    'refused = 0',
+    'for _ in range(400):',
+    '    try:',
+    '        subprocess.run(["true"], check=True)',
+    '        break',
+    '    except OSError:',
+    '        refused += 1',
+    '        time.sleep(0.02)',
+  ].join('\n');
+
+  it('says so of a cell that died for it', async () => {
     await withExecutor(LIMITS, async (executor) => {
       const { id } = await executor.sessions.create();
+      await executor.sessions.run(id, 'import os, subprocess, time');
       const starvedCell = executor.sessions.run(
         id,
-        'import subprocess, time\ntime.sleep(4)\nfor _ in range(5):\n    subprocess.run(["true"], check=True)',
+        'time.sleep(4)\ntry:\n    subprocess.run(["true"], check=True)\nexcept OSError:\n    os._exit(3)',
       );
       await sleep(100);
       const bombers = [0, 1, 2].map(() => executor.runCode({ code: bomb, language: 'python' }));
       const cell = await starvedCell;
       const counts = (await Promise.all(bombers)).map(({ response: r }) => Number(r.run_result?.stdout));
       expect(counts.reduce((a, b) => a + b, 0)).toBeGreaterThan(80);
-      expect(cell.status).toBe('error');
+      expect(cell.status).toBe('died');
       expect(cell.starved).toMatch(/shared process budget was full/);
-      // The sandbox's counters still hold the refusals, but they came before this cell: its error is its own.
-      const later = await executor.sessions.run(id, 'raise ValueError("my own")');
-      expect(later.status).toBe('error');
-      expect(later.starved).toBeUndefined();
-      // And the state the starved cell left is still there.
+      executor.sessions.close(id);
+    });
+  });
+
+  it('never excuses a cell that raised, even after a fork refused for the full budget', async () => {
+    // Found by an attack on the first version: a cell that saw its fork refused, retried until it went through,
+    // then raised on purpose was reported starved, so a policy could pick when its failures were the sandbox's.
+    await withExecutor(LIMITS, async (executor) => {
+      const { id } = await executor.sessions.create();
+      await executor.sessions.run(id, 'import os, subprocess, time');
+      const raising = executor.sessions.run(
+        id,
+        `time.sleep(4)\n${retryFork}\nprint("refused", refused)\nraise ValueError("wrong answer")`,
+      );
+      await sleep(100);
+      const bombers = [0, 1, 2].map(() => executor.runCode({ code: bomb, language: 'python' }));
+      const cell = await raising;
+      await Promise.all(bombers);
+      // Detection: its forks were refused while the bombers held the budget.
+      expect(Number(/refused (\d+)/.exec(cell.stdout)?.[1])).toBeGreaterThan(0);
+      expect(cell.status).toBe('error');
+      expect(cell.starved).toBeUndefined();
+      // The interpreter and its state are still there.
       const alive = await executor.sessions.run(id, 'print(subprocess.__name__)');
       expect(alive.stdout).toBe('subprocess\n');
+      // The sandbox's counters still hold those refusals, but a later cell that dies alone is judged on what
+      // happened while it ran: its death is its own.
+      const later = await executor.sessions.run(id, 'os._exit(3)');
+      expect(later.status).toBe('died');
+      expect(later.starved).toBeUndefined();
       executor.sessions.close(id);
     });
   });

@@ -45,9 +45,10 @@ export interface CellResult {
    */
   strayLines: number;
   /**
-   * Why a cell that raised, timed out or died did so for want of the budget all sandboxes share, which other
-   * runs held (see `SandboxCgroup.starvedBySharedBudget`): set only when the kernel refused a fork or killed a
-   * process of this sandbox while this cell ran.
+   * Why a cell that timed out or died did so for want of the budget all sandboxes share, which other runs held
+   * (see `SandboxCgroup.starvedBySharedBudget`): set only when the kernel refused a fork or killed a process of
+   * this sandbox while this cell ran. A cell that raised never has it: the cell's own code chose to raise, and a
+   * policy that raises on seeing a refused fork would otherwise pick when its failures count as the sandbox's.
    */
   starved?: string;
 }
@@ -122,10 +123,6 @@ export class Interpreter {
     signal?.addEventListener('abort', onAbort, { once: true });
     // The host's own reading, before the cell: the counters are the sandbox's, and earlier cells' count in them.
     const countersBefore = this.sandbox.starvationCounters();
-    const starvation = () => {
-      const starved = countersBefore && this.sandbox.starvedBySharedBudget(countersBefore);
-      return starved === undefined ? {} : { starved };
-    };
     try {
       // A fresh id per cell: the reply must carry it, so nothing written earlier (by this cell's code or an
       // earlier one's, which can reach the channel) can be taken for this cell's answer or shift later ones.
@@ -164,7 +161,8 @@ export class Interpreter {
               'DeadKernelError',
               `the interpreter died while running this cell (exit status ${exit.code ?? `signal ${exit.signal}`}); its state is lost`,
             );
-        return { ...result, strayLines, ...starvation() };
+        const starved = countersBefore && this.sandbox.starvedBySharedBudget(countersBefore);
+        return { ...result, strayLines, ...(starved === undefined ? {} : { starved }) };
       }
       const stdout = Buffer.from(reply.stdout, 'base64');
       const stderr = Buffer.from(reply.stderr, 'base64');
@@ -178,7 +176,6 @@ export class Interpreter {
         executionTime,
         outputTruncated: reply.stdout_bytes > stdout.length || reply.stderr_bytes > stderr.length,
         strayLines,
-        ...(reply.error.length > 0 ? starvation() : {}),
       };
     } finally {
       clearTimeout(timer);
