@@ -10,13 +10,12 @@ import { RunStdio } from './run-stdio';
 import type { PythonZygotes, Zygote } from './python-zygotes';
 import { RUN_OOM_SCORE_ADJ } from './sandbox-launcher';
 import { writeFiles, writeWorkdirFile } from './workdir-files';
+import { StepTimer } from './step-timer';
 
 /** A zygote that has not forked the run after this long is stuck: it is killed and the run goes cold. */
 const START_GUARD_MS = 10_000;
 /** A zygote that has not reported a run it was told to end after this long is stuck: it is killed too. */
 const END_GUARD_MS = 10_000;
-/** setTimeout's largest delay; longer timeouts are clamped to it (about 24.8 days). */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /** Whether a request can be forked from a zygote: Python whose files need not be fetched after the run. */
 export function forkable(request: RunCodeRequest): boolean {
@@ -65,11 +64,7 @@ async function forkRun(
     return undefined; // the cold path gives the same request its answer (an unsafe path's SandboxError)
   }
   const run: Step = {};
-  let timer: NodeJS.Timeout | undefined;
-  const arm = (ms: number, onFire: () => void) => {
-    clearTimeout(timer);
-    timer = setTimeout(onFire, Math.min(Math.max(ms, 0), MAX_TIMER_MS));
-  };
+  const timer = new StepTimer();
   const kill = () => {
     cgroup?.killAll();
     sandbox.kill();
@@ -83,12 +78,12 @@ async function forkRun(
     } catch {
       // It ended meanwhile; the zygote reports that.
     }
-    arm(END_GUARD_MS, kill);
+    timer.arm(END_GUARD_MS, kill);
   };
   signal?.addEventListener('abort', kill, { once: true });
   const stdio = new RunStdio(workdir.tmp, request.stdin, sandbox.outputs[1].limit);
   try {
-    arm(START_GUARD_MS, kill);
+    timer.arm(START_GUARD_MS, kill);
     const job = {
       source: join(workdir.inside, source),
       memoryLimitBytes: request.memory_limit_MB > 0 ? request.memory_limit_MB * 1024 * 1024 : null,
@@ -106,13 +101,13 @@ async function forkRun(
     sandbox.control.write('go\n');
     run.startedAt = performance.now();
     run.ranFrom = started[0];
-    arm(request.run_timeout * 1000, () => {
+    timer.arm(request.run_timeout * 1000, () => {
       run.timedOut = true;
       run.endedAt = performance.now();
       endRun();
     });
     const ended = parseEvent(await sandbox.events.next(), 'ran', 2);
-    clearTimeout(timer);
+    timer.clear();
     if (ended === undefined) {
       // The zygote died under a running program (or said something else). That is the run's outcome, as a dead
       // driver is on the cold path (137, what it printed so far), never a second attempt: the program may have
@@ -147,7 +142,7 @@ async function forkRun(
     };
   } finally {
     stdio.close();
-    clearTimeout(timer);
+    timer.clear();
     signal?.removeEventListener('abort', kill);
   }
 }

@@ -2,13 +2,12 @@ import type { CommandRunResult } from '@fusebox/sandbox-client/protocol';
 import { RunStdio } from './run-stdio';
 import type { Sandbox } from './sandbox';
 import { type DriverStep, encodeJob } from './step-driver';
+import { MAX_TIMER_MS, StepTimer } from './step-timer';
 
 /** A driver that has not started the first step after this long is stuck: the sandbox is killed. */
 const START_GUARD_MS = 10_000;
 /** After the last step, the sandbox must have ended within this long, or it is killed. */
 const FINISH_GUARD_MS = 5_000;
-/** setTimeout's largest delay; longer timeouts are clamped to it (about 24.8 days). */
-const MAX_TIMER_MS = 2_147_483_647;
 
 export interface Job {
   compile: DriverStep | undefined;
@@ -59,11 +58,7 @@ export async function runJob(
 ): Promise<JobResult> {
   const compile: Step = {};
   const run: Step = {};
-  let timer: NodeJS.Timeout | undefined;
-  const arm = (ms: number, onFire: () => void) => {
-    clearTimeout(timer);
-    timer = setTimeout(onFire, Math.min(Math.max(ms, 0), MAX_TIMER_MS));
-  };
+  const timer = new StepTimer();
   const overrun = (step: Step) => () => {
     step.timedOut = true;
     step.endedAt = performance.now();
@@ -71,7 +66,7 @@ export async function runJob(
   };
   const onAbort = () => sandbox.kill();
   signal?.addEventListener('abort', onAbort, { once: true });
-  arm(START_GUARD_MS, () => sandbox.kill());
+  timer.arm(START_GUARD_MS, () => sandbox.kill());
   const deadline = setTimeout(
     () => sandbox.kill(),
     Math.min(START_GUARD_MS + job.compileTimeoutMs + job.runTimeoutMs + FINISH_GUARD_MS, MAX_TIMER_MS),
@@ -96,14 +91,14 @@ export async function runJob(
         const step = event === 'compile' ? compile : run;
         step.startedAt = now;
         step.ranFrom = Number(fields[0]);
-        arm(event === 'compile' ? job.compileTimeoutMs : job.runTimeoutMs, overrun(step));
+        timer.arm(event === 'compile' ? job.compileTimeoutMs : job.runTimeoutMs, overrun(step));
       } else if (event === 'compiled' || event === 'ran') {
         const step = event === 'compiled' ? compile : run;
         if (step.timedOut) continue;
         step.endedAt = now;
         step.status = Number(fields[0]);
         step.ranTo = Number(fields[1]);
-        arm(FINISH_GUARD_MS, () => sandbox.kill());
+        timer.arm(FINISH_GUARD_MS, () => sandbox.kill());
         // Nothing is left to hear: kill what the step left behind rather than wait for the sandbox to wind
         // down by itself (its namespaces' teardown took 2 ms of each run's answer here). The run's own output
         // is complete once its pipes end, which they do as soon as every process holding them is dead. A
@@ -152,7 +147,7 @@ export async function runJob(
     };
   } finally {
     stdio.close();
-    clearTimeout(timer);
+    timer.clear();
     clearTimeout(deadline);
     signal?.removeEventListener('abort', onAbort);
   }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { JupyterCellError } from '@fusebox/sandbox-client/protocol';
 import { outputText } from '../capped-output';
 import type { Sandbox } from '../sandbox';
+import { StepTimer } from '../step-timer';
 
 /** The Python source of the session interpreter; it runs with `python3 -c`, so the sandbox needs no file of ours. */
 const KERNEL_SOURCE = readFileSync(new URL('./kernel.py', import.meta.url), 'utf8');
@@ -14,9 +15,6 @@ const KERNEL_SOURCE = readFileSync(new URL('./kernel.py', import.meta.url), 'utf
 export function interpreterCommand(fileSizeBytes: number, maxProcesses: number | undefined): string[] {
   return ['/usr/bin/python3', '-c', KERNEL_SOURCE, String(fileSizeBytes), String(maxProcesses ?? -1)];
 }
-
-/** setTimeout's largest delay; longer cell timeouts are clamped to it. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * How a cell ended: `ok`; `error` (it raised: see `error`); `timeout` (it overran and the interpreter was
@@ -112,13 +110,11 @@ export class Interpreter {
     this.#nextCell += 1;
     const started = performance.now();
     let timedOut = false;
-    const timer = setTimeout(
-      () => {
-        timedOut = true;
-        this.stop();
-      },
-      Math.min(Math.max(timeoutMs, 0), MAX_TIMER_MS),
-    );
+    const timer = new StepTimer();
+    timer.arm(timeoutMs, () => {
+      timedOut = true;
+      this.stop();
+    });
     const onAbort = () => this.stop();
     signal?.addEventListener('abort', onAbort, { once: true });
     // The host's own reading, before the cell: the counters are the sandbox's, and earlier cells' count in them.
@@ -178,7 +174,7 @@ export class Interpreter {
         strayLines,
       };
     } finally {
-      clearTimeout(timer);
+      timer.clear();
       signal?.removeEventListener('abort', onAbort);
     }
   }
