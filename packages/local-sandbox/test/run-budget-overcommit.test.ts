@@ -70,13 +70,16 @@ describe('runs that fork to their cap after admission (process budget overcommit
       await sleep(100);
       const bombers = [0, 1, 2].map(() => executor.runCode({ code: bomb, language: 'python' }));
       // Short runs end (and unmount) while the budget is full.
-      const short = [0, 1, 2].map(async (index) => {
-        await sleep(800 + index * 300);
-        return executor.runCode({ code: 'print(1)', language: 'python' });
-      });
+      // Settled as they are made: one that cannot start while the budget is full rejects before it is awaited.
+      const short = Promise.allSettled(
+        [0, 1, 2].map(async (index) => {
+          await sleep(800 + index * 300);
+          return executor.runCode({ code: 'print(1)', language: 'python' });
+        }),
+      );
       const { response } = await victim;
       const bombed = await Promise.all(bombers);
-      await Promise.allSettled(short);
+      await short;
       // The bombers took the budget (detection: they count what they got).
       expect(
         bombed.map(({ response: r }) => Number(r.run_result?.stdout)).reduce((a, b) => a + b, 0),

