@@ -112,6 +112,7 @@ export const envSchema = z.object({
   FUSEBOX_EXECUTOR_MEMORY_CAP_MB: positiveInt(2048),
   FUSEBOX_EXECUTOR_DISK_LIMIT_MB: positiveInt(512),
   FUSEBOX_EXECUTOR_MAX_PROCESSES: positiveInt(512),
+  FUSEBOX_EXECUTOR_MAX_OPEN_FILES: positiveInt(4096),
   /** Sandboxes starting at once (the others wait their turn before their start timeout runs); unset: 2 × cores. */
   FUSEBOX_EXECUTOR_SANDBOX_STARTS: z.coerce
     .number({ error: 'expected a positive integer' })

@@ -26,6 +26,7 @@ export async function createServerExecutor(env: Env): Promise<Executor> {
       memoryCapMB: env.FUSEBOX_EXECUTOR_MEMORY_CAP_MB,
       diskLimitMB: env.FUSEBOX_EXECUTOR_DISK_LIMIT_MB,
       maxProcesses: env.FUSEBOX_EXECUTOR_MAX_PROCESSES,
+      maxOpenFiles: env.FUSEBOX_EXECUTOR_MAX_OPEN_FILES,
       ...(env.FUSEBOX_EXECUTOR_SANDBOX_STARTS === undefined
         ? {}
         : { sandboxStarts: env.FUSEBOX_EXECUTOR_SANDBOX_STARTS }),

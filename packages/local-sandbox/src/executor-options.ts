@@ -59,6 +59,11 @@ export interface ExecutorOptions {
   /** Processes and threads of one sandbox together; this is what stops a fork bomb. Default 512. */
   maxProcesses?: number;
   /**
+   * Files each process of a sandbox may hold open (`RLIMIT_NOFILE`, soft and hard: sandboxed code cannot raise
+   * it). Default 4096, four times what most Linux programs expect as their soft limit.
+   */
+  maxOpenFiles?: number;
+  /**
    * When the executor runs as root, sandboxes run as unprivileged host uids from this one on, one per live
    * sandbox. Default 1879048192 (0x70000000), a range nothing on a usual host owns.
    */
@@ -236,6 +241,7 @@ export function resolveExecutorOptions(options: ExecutorOptions = {}): ResolvedE
     memoryCapMB: count('memoryCapMB', 2048),
     diskLimitMB: count('diskLimitMB', 512),
     maxProcesses: count('maxProcesses', 512),
+    maxOpenFiles: count('maxOpenFiles', 4096, 64),
     sandboxUidBase: count('sandboxUidBase', DEFAULT_SANDBOX_UID_BASE),
     sandboxUidBlock: count('sandboxUidBlock', DEFAULT_SANDBOX_UID_BLOCK),
     sandboxUidLeaseDir: options.sandboxUidLeaseDir ?? DEFAULT_UID_LEASE_DIR,

@@ -155,6 +155,7 @@ export class Executor {
       diskBytes: resolved.diskLimitMB * MB,
       memoryCapBytes: resolved.memoryCapMB * MB,
       maxProcesses: resolved.maxProcesses,
+      maxOpenFiles: resolved.maxOpenFiles,
       budget: {
         memoryBytes: resolved.memoryBudgetMB * MB,
         processes: resolved.processBudget,

@@ -45,6 +45,8 @@ export interface LauncherOptions {
   memoryCapBytes: number;
   /** Processes and threads of the sandbox together (cgroup; the sandbox's commands set `RLIMIT_NPROC` too). */
   maxProcesses: number;
+  /** Files one process of a sandbox may hold open (`RLIMIT_NOFILE`, soft and hard; see spawner.py). */
+  maxOpenFiles: number;
   /** What all the sandboxes may use together (their parent cgroup). */
   budget: CgroupBudget;
   /** Each sandbox's CPU weight against the others (`cpu.shares`), and the cores it may use at most (0: all). */
@@ -125,7 +127,7 @@ const SYSTEM_PATH = ['/usr/local/bin', '/usr/bin', '/bin'];
 export class SandboxLauncher {
   readonly options: LauncherOptions;
   readonly #runtimeDir: string;
-  #spawner = new Spawner();
+  #spawner: Spawner;
   #started = 0;
   readonly #cgroups: CgroupParent | undefined;
   readonly #identities: SandboxIdentities | undefined;
@@ -152,6 +154,7 @@ export class SandboxLauncher {
     toolchains: Toolchains,
   ) {
     this.options = options;
+    this.#spawner = new Spawner(options.maxOpenFiles);
     this.#starts = new FifoGate(options.sandboxStarts, Number.POSITIVE_INFINITY);
     this.#runtimeDir = runtimeDir;
     this.#cgroups = cgroups;
@@ -350,7 +353,7 @@ export class SandboxLauncher {
       });
     }
     const bwrap = this.options.isolation === 'bwrap';
-    if (!this.#spawner.alive) this.#spawner = new Spawner();
+    if (!this.#spawner.alive) this.#spawner = new Spawner(this.options.maxOpenFiles);
     const uid = await this.#identities?.acquire();
     const cgroup = this.#cgroups?.create(this.#cgroupLimits());
     const releaseIdentity = () => {

@@ -65,13 +65,18 @@ export class Spawner {
   #next = 0;
   #dead: Error | undefined;
 
-  constructor() {
-    this.#process = spawn('/usr/bin/python3', ['-I', '-c', SPAWNER_SOURCE, String(process.pid)], {
-      stdio: ['pipe', 'pipe', 'inherit'],
-      env: EMPTY_ENV,
-      // Sandboxes may run as a uid that cannot enter the API's working directory.
-      cwd: '/',
-    });
+  /** `maxOpenFiles`: the `RLIMIT_NOFILE` (soft and hard) of every process it starts. */
+  constructor(maxOpenFiles: number) {
+    this.#process = spawn(
+      '/usr/bin/python3',
+      ['-I', '-c', SPAWNER_SOURCE, String(process.pid), String(maxOpenFiles)],
+      {
+        stdio: ['pipe', 'pipe', 'inherit'],
+        env: EMPTY_ENV,
+        // Sandboxes may run as a uid that cannot enter the API's working directory.
+        cwd: '/',
+      },
+    );
     this.#process.stdin?.on('error', () => {});
     this.#process.on('exit', (code, signal) =>
       this.#fail(new Error(`the sandbox spawner exited (${code ?? signal})`)),
