@@ -203,6 +203,8 @@ describe('searchSamples', () => {
       'assistant\nprint ( total_3 ) gives the number; answer 7',
       // 5: print(total_3) in the input only (below); Traceback in other cases.
       'assistant\nTraceback: ZeroDivisionError: division by zero\nprint total 3, the answer',
+      // 6: a phrase with letters beyond ASCII, in upper case; the words, apart.
+      'assistant\nRÉSUMÉ: Straße; print, total 3, answer the',
     ];
 
     beforeAll(async () => {
@@ -231,7 +233,12 @@ describe('searchSamples', () => {
       // Typed with punctuation, unquoted, it is a phrase too.
       expect(await lines('print(total_3)')).toEqual([1, 2, 5]);
       expect(await lines('"zerodivisionerror: division"')).toEqual([5]);
-      expect(await lines('NOT "print(total_3)"')).toEqual([3, 4]);
+      expect(await lines('NOT "print(total_3)"')).toEqual([3, 4, 6]);
+    });
+
+    it('finds a phrase with letters beyond ASCII in other cases', async () => {
+      expect(await lines('"résumé: straße"')).toEqual([6]);
+      expect(await lines('"RÉSUMÉ: STRAßE"')).toEqual([6]);
     });
 
     it("finds a phrase across the lines of a tool call's code", async () => {
@@ -241,7 +248,7 @@ describe('searchSamples', () => {
 
     it('keeps only the samples whose common words stand together', async () => {
       expect(await lines('"the answer"')).toEqual([1, 3, 5]);
-      expect(await lines('the answer')).toEqual([1, 2, 3, 4, 5]);
+      expect(await lines('the answer')).toEqual([1, 2, 3, 4, 5, 6]);
     });
   });
 
