@@ -1,4 +1,4 @@
-import type { CellExecution } from '@fusebox/local-sandbox/sessions';
+import { type CellExecution, DEAD_KERNEL_ERROR } from '@fusebox/local-sandbox/sessions';
 import type { RunCodeResponse, RunJupyterResponse } from '@fusebox/sandbox-client/protocol';
 
 /** One Python cell's result, whether it ran in the session's interpreter or in a one-off replay. */
@@ -12,7 +12,9 @@ const ANSI_ESCAPE = /\x1b\[[0-9;]*m/g;
 
 /**
  * The last cell of a `/run_jupyter` replay, as if it had run in a live interpreter: a total timeout (no cells
- * back) is a `timeout`, a sandbox error is `died`.
+ * back) is a `timeout`, a sandbox error is `died`. A request that failed with every cell back failed on its last
+ * one, which timed out or crashed the interpreter (a cell that raises fails nothing): the interpreter wrote
+ * that cell's only error, `TimeoutError` or `DeadKernelError`, so the cell's own code cannot pick which it was.
  */
 export function lastCellOutcome(response: RunJupyterResponse, cellCount: number): CellOutcome {
   const cell = response.cells.length === cellCount ? response.cells.at(-1) : undefined;
@@ -26,6 +28,10 @@ export function lastCellOutcome(response: RunJupyterResponse, cellCount: number)
       error: [],
       executionTime,
     };
+  }
+  if (response.status !== 'Success') {
+    const died = cell.error.at(-1)?.ename === DEAD_KERNEL_ERROR;
+    return { status: died ? 'died' : 'timeout', ...cell, executionTime };
   }
   return { status: cell.error.length > 0 ? 'error' : 'ok', ...cell, executionTime };
 }

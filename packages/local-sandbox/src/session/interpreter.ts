@@ -22,6 +22,9 @@ export function interpreterCommand(fileSizeBytes: number, maxProcesses: number |
  */
 export type CellStatus = 'ok' | 'error' | 'timeout' | 'died';
 
+/** The `ename` of the one error a cell that crashed the interpreter (`died`) reports: written by the host. */
+export const DEAD_KERNEL_ERROR = 'DeadKernelError';
+
 /**
  * One cell's outcome, in Jupyter's terms: printed output, displayed values (`text/plain` is the repr of a
  * trailing expression) and raised exceptions.
@@ -154,7 +157,7 @@ export class Interpreter {
               executionCount,
               'died',
               executionTime,
-              'DeadKernelError',
+              DEAD_KERNEL_ERROR,
               `the interpreter died while running this cell (exit status ${exit.code ?? `signal ${exit.signal}`}); its state is lost`,
             );
         const starved = countersBefore && this.sandbox.starvedBySharedBudget(countersBefore);

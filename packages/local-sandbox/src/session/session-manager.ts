@@ -9,6 +9,8 @@ import type { SandboxPool } from '../sandbox-pool';
 import { writeFiles } from '../workdir-files';
 import { type CellResult, Interpreter } from './interpreter';
 
+export { DEAD_KERNEL_ERROR } from './interpreter';
+
 /**
  * How a session's interpreter is limited. All optional.
  *
