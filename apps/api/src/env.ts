@@ -112,7 +112,13 @@ export const envSchema = z.object({
   FUSEBOX_EXECUTOR_MEMORY_CAP_MB: positiveInt(2048),
   FUSEBOX_EXECUTOR_DISK_LIMIT_MB: positiveInt(512),
   FUSEBOX_EXECUTOR_MAX_PROCESSES: positiveInt(512),
-  FUSEBOX_EXECUTOR_MAX_OPEN_FILES: positiveInt(4096),
+  /** Open files per sandboxed process; at least 64, which bubblewrap's set-up descriptors need. */
+  FUSEBOX_EXECUTOR_MAX_OPEN_FILES: z.coerce
+    .number({ error: 'expected an integer from 64 to 1048576' })
+    .int('expected an integer from 64 to 1048576')
+    .min(64, 'expected an integer from 64 to 1048576')
+    .max(1_048_576, 'expected an integer from 64 to 1048576')
+    .default(4096),
   /** Sandboxes starting at once (the others wait their turn before their start timeout runs); unset: 2 × cores. */
   FUSEBOX_EXECUTOR_SANDBOX_STARTS: z.coerce
     .number({ error: 'expected a positive integer' })

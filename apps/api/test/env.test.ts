@@ -33,6 +33,14 @@ describe('readEnv', () => {
     );
   });
 
+  it('limits open files per sandboxed process to 4096 by default, and names a bad limit', () => {
+    expect(readEnv({}).FUSEBOX_EXECUTOR_MAX_OPEN_FILES).toBe(4096);
+    expect(readEnv({ FUSEBOX_EXECUTOR_MAX_OPEN_FILES: '256' }).FUSEBOX_EXECUTOR_MAX_OPEN_FILES).toBe(256);
+    expect(() => readEnv({ FUSEBOX_EXECUTOR_MAX_OPEN_FILES: '10' })).toThrow(
+      /FUSEBOX_EXECUTOR_MAX_OPEN_FILES="10".*from 64 to 1048576/,
+    );
+  });
+
   it('reads the Python zygote settings, on by default, and names a bad one', () => {
     expect(readEnv({})).toMatchObject({ FUSEBOX_PYTHON_ZYGOTE: 'on', FUSEBOX_PYTHON_ZYGOTE_MAX_RUNS: 1000 });
     expect(readEnv({ FUSEBOX_PYTHON_ZYGOTE: 'off' }).FUSEBOX_PYTHON_ZYGOTE).toBe('off');
