@@ -7,12 +7,22 @@ export type CellOutcome = Pick<
   'status' | 'stdout' | 'stderr' | 'display' | 'error' | 'executionTime'
 >;
 
+const REPLAY_ENDED_TEXT =
+  'an earlier cell of this session timed out or crashed the interpreter when replayed, so this one did not run; the state is lost';
+const REPLAY_ENDED = {
+  ename: DEAD_KERNEL_ERROR,
+  evalue: REPLAY_ENDED_TEXT,
+  traceback: [`${DEAD_KERNEL_ERROR}: ${REPLAY_ENDED_TEXT}`],
+};
+
 // eslint-disable-next-line no-control-regex -- the escape character is what is being matched
 const ANSI_ESCAPE = /\x1b\[[0-9;]*m/g;
 
 /**
  * The last cell of a `/run_jupyter` replay, as if it had run in a live interpreter: a total timeout (no cells
- * back) is a `timeout`, a sandbox error is `died`. A request that failed with every cell back failed on its last
+ * back) is a `timeout`, a sandbox error is `died`. An earlier cell that timed out or crashed the interpreter
+ * ended the replay before the last one ran: the state is lost, as when an interpreter dies, so it is `died`
+ * (never a `timeout` without its cause, which the session's own earlier code could pick). A request that failed with every cell back failed on its last
  * one, which timed out or crashed the interpreter (a cell that raises fails nothing): the interpreter wrote
  * that cell's only error, `TimeoutError` or `DeadKernelError`, so the cell's own code cannot pick which it was.
  */
@@ -20,12 +30,14 @@ export function lastCellOutcome(response: RunJupyterResponse, cellCount: number)
   const cell = response.cells.length === cellCount ? response.cells.at(-1) : undefined;
   const executionTime = response.driver?.execution_time ?? 0;
   if (!cell) {
+    const timedOut = response.status !== 'SandboxError' && response.driver?.status === 'TimeLimitExceeded';
+    const endedEarly = response.status !== 'SandboxError' && !timedOut;
     return {
-      status: response.status === 'SandboxError' ? 'died' : 'timeout',
+      status: timedOut ? 'timeout' : 'died',
       stdout: '',
       stderr: '',
       display: [],
-      error: [],
+      error: endedEarly ? [REPLAY_ENDED] : [],
       executionTime,
     };
   }

@@ -63,6 +63,19 @@ describe('the last cell of a replay', () => {
     }, 30_000);
   }
 
+  it('that never ran, because an earlier cell crashed the replay, is a crash that says so, whatever it holds', async () => {
+    // The session's own earlier code can crash only when replayed (a clock check); it must not get to pick the
+    // label of the cell after it, nor hide it as a bare timeout.
+    for (const last of ['raise ValueError(1)', 'print(1)', 'while True: pass']) {
+      const outcome = await replayed(['import os; os._exit(3)', last]);
+      expect(outcome.status).toBe('died');
+      expect(outcome.error.map((error) => error.evalue).join('')).toContain('did not run');
+    }
+    const timedOutEarlier = await replayed(['while True: pass', 'raise ValueError(1)']);
+    expect(timedOutEarlier.status).toBe('died');
+    expect(cellAsRunResponse(timedOutEarlier).status).toBe('SandboxError');
+  }, 60_000);
+
   it('that timed out is answered as a time limit, as a live cell is', async () => {
     const response = cellAsRunResponse(await replayed(['x = 6', 'while True: pass']));
     expect(response.run_result?.status).toBe('TimeLimitExceeded');
