@@ -1,5 +1,12 @@
 import { expect, test, type Page } from '@playwright/test';
-import { HUGE_LINE, RARE_WORD, SAMPLES_PER_STEP, STEPS, writeRolloutDump } from '../fixtures/rollout-dump';
+import {
+  HUGE_LINE,
+  RARE_WORD,
+  SAMPLES_PER_STEP,
+  STEPS,
+  TOOL_ERROR_LINE,
+  writeRolloutDump,
+} from '../fixtures/rollout-dump';
 import { fusebox } from '../fusebox-cli';
 import { saveScreenshot } from '../screenshots';
 import { API_URL } from '../stack';
@@ -227,6 +234,31 @@ test('one query box: fields, text and NOT in one query, completed as it is typed
   await box.press('Enter');
   const refused = page.getByRole('region', { name: 'The query could not be read' });
   await expect(refused).toContainText('a “(” is never closed at column 11');
+});
+
+test('tool errors: counted per sample, found by the query box, sorted first, marked in the list', async ({
+  page,
+}) => {
+  await openBrowser(page, `/rollouts/${runId}/browse?step=1`);
+  const box = page.getByLabel('search all steps');
+  await box.fill('tool_err');
+  await expect(page.locator('#query-completions option').first()).toHaveAttribute('value', 'tool_errors>=');
+  // One sample per step got a traceback back from its tool; the others' tool printed the product.
+  await box.fill('tool_errors>0');
+  await box.press('Enter');
+  await expect(page.getByText(`${STEPS} matches for`)).toBeVisible();
+  const results = page.getByRole('list', { name: 'search results' });
+  await expect(results.getByRole('link')).toHaveCount(STEPS);
+  await results.getByRole('link').first().click();
+  await expect(sampleHeading(page)).toContainText(`line ${TOOL_ERROR_LINE}`);
+  const call = page.getByRole('region', { name: 'tool call code_interpreter' }).first();
+  await expect(call.locator('.badge.error', { hasText: 'traceback' })).toBeVisible();
+
+  await openBrowser(page, `/rollouts/${runId}/browse?step=2&sort=tool_errors_desc`);
+  const rows = page.locator('.sample-row');
+  await expect(rows.first()).toHaveAttribute('data-line', String(TOOL_ERROR_LINE));
+  await expect(rows.first().getByLabel('tool errors')).toHaveText(' (1 failed)');
+  await expect(page.getByLabel('tool errors')).toHaveCount(1);
 });
 
 test('a tool call shows the sandbox run behind it, failed ones red, linked to the execution', async ({

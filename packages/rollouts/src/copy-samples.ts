@@ -16,6 +16,7 @@ const COLUMNS = [
   'prompt_hash',
   'response_chars',
   'tool_calls',
+  'tool_errors',
   'turns',
 ] as const;
 
@@ -47,6 +48,7 @@ function csvLine(runId: string, step: number, row: SampleRow): string {
     field(row.promptHash),
     String(row.responseChars),
     String(row.toolCalls),
+    String(row.toolErrors),
     String(row.turns),
   ].join(',')}\n`;
 }

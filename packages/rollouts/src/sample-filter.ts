@@ -147,6 +147,10 @@ export function sampleOrder(filter: Pick<SampleFilter, 'sort' | 'sortField'>): P
       return by('tool_calls', 'DESC');
     case 'tool_calls_asc':
       return by('tool_calls', 'ASC');
+    case 'tool_errors_desc':
+      return by('tool_errors', 'DESC');
+    case 'tool_errors_asc':
+      return by('tool_errors', 'ASC');
     case 'turns_desc':
       return by('turns', 'DESC');
     case 'turns_asc':

@@ -2,7 +2,7 @@
  * What a run can be charted by across steps: the score, what the importer counts in each response, and any
  * numeric extra field of the dump as `extra:NAME`. Pure, so the dashboard's browser code shares the list.
  */
-export const BUILTIN_METRICS = ['score', 'response_chars', 'tool_calls', 'turns'] as const;
+export const BUILTIN_METRICS = ['score', 'response_chars', 'tool_calls', 'tool_errors', 'turns'] as const;
 
 export type BuiltinMetric = (typeof BUILTIN_METRICS)[number];
 export type SampleMetric = BuiltinMetric | `extra:${string}`;
@@ -11,6 +11,7 @@ export const METRIC_LABELS: Record<BuiltinMetric, string> = {
   score: 'score',
   response_chars: 'response length (chars)',
   tool_calls: 'tool calls',
+  tool_errors: 'tool errors',
   turns: 'assistant turns',
 };
 

@@ -6,7 +6,7 @@ import { MAX_TERM_LENGTH, words } from './search-terms';
  *
  * - `traceback` matches samples with a word that begins so (as the plain search box always did); `"print(x"`, and
  *   any text typed with punctuation, must also appear verbatim, ignoring case.
- * - `score<=0`, `turns>3`, `chars>=2000`, `tool_calls:0`, `step>=50`: the importer's numbers per sample
+ * - `score<=0`, `turns>3`, `chars>=2000`, `tool_calls:0`, `tool_errors>0`, `step>=50`: the importer's numbers per sample
  *   (`length` is `chars`). `acc:true`, `data_source:"openai/gsm8k"`, `pred!=7`, `reward>0.5`: the dump's extra
  *   fields, `:` and `=` comparing the value as text, `< <= > >=` as a number; `extra.NAME` names an extra field
  *   whatever it is called.
@@ -26,7 +26,7 @@ export type SampleQuery =
 /** A builtin number of a sample (its column), or an extra field of the dump. */
 export type QueryField = { builtin: BuiltinField } | { extra: string };
 
-export const BUILTIN_FIELDS = ['score', 'chars', 'tool_calls', 'turns', 'step'] as const;
+export const BUILTIN_FIELDS = ['score', 'chars', 'tool_calls', 'tool_errors', 'turns', 'step'] as const;
 export type BuiltinField = (typeof BUILTIN_FIELDS)[number];
 const FIELD_ALIASES: Record<string, BuiltinField> = { length: 'chars' };
 

@@ -7,6 +7,8 @@ export const SAMPLE_SORTS = [
   'length_asc',
   'tool_calls_desc',
   'tool_calls_asc',
+  'tool_errors_desc',
+  'tool_errors_asc',
   'turns_desc',
   'turns_asc',
   /** By the numeric extra field the filter's `sortField` names (booleans as 1 and 0). */

@@ -395,6 +395,7 @@ const BUILTIN_COLUMNS: Record<BuiltinField, Prisma.Sql> = {
   score: Prisma.sql`s."score"`,
   chars: Prisma.sql`s."response_chars"`,
   tool_calls: Prisma.sql`s."tool_calls"`,
+  tool_errors: Prisma.sql`s."tool_errors"`,
   turns: Prisma.sql`s."turns"`,
   step: Prisma.sql`s."step"`,
 };

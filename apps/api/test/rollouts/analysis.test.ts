@@ -7,6 +7,8 @@ import { type RouterContext, createRouterContext } from '../router-context';
 
 const OTHER_PROMPT = 'user\nAnother question\nassistant\n';
 const SHORT = 'assistant\n#### 42';
+/** A call whose run never finished: verl's sandbox tool answers `no stdout here`, a tool error. */
+const TIMED_OUT = 'assistant\n<tool_call>{}</tool_call>\ntool\nno stdout here\n\nassistant\n#### ?';
 
 describe('the rollout analysis router', () => {
   let context: RouterContext;
@@ -27,7 +29,7 @@ describe('the rollout analysis router', () => {
       '2.jsonl': [
         dumpLine({ step: 2, score: 0, data_source: 'math', output: SHORT }),
         dumpLine({ step: 2, score: 0, data_source: 'math', output: SHORT }),
-        dumpLine({ step: 2, score: 1, data_source: 'code', input: OTHER_PROMPT }),
+        dumpLine({ step: 2, score: 1, data_source: 'code', input: OTHER_PROMPT, output: TIMED_OUT }),
       ],
     });
     runId = (await importDump(context.opened.sql, { dir, name: 'analysis-run' })).run.id;
@@ -50,6 +52,9 @@ describe('the rollout analysis router', () => {
     expect(math.samples).toBe(4);
     expect(math.steps.map((step) => step.mean)).toEqual([0.5, 0]);
 
+    const errors = await caller.rolloutAnalysis.metricSteps({ runId, metric: 'tool_errors' });
+    expect(errors.groups[0]!.steps.map((step) => step.mean)).toEqual([0, 1 / 3]);
+
     const extra = await caller.rolloutAnalysis.metricSteps({ runId, metric: 'extra:len_penalty' });
     expect(extra.groups[0]!.steps[0]).toMatchObject({ samples: 4, counted: 2, mean: 1, median: 1 });
   });
@@ -58,7 +63,7 @@ describe('the rollout analysis router', () => {
     const refused = caller.rolloutAnalysis.metricSteps({ runId, metric: 'lenght' });
     await expect(refused).rejects.toMatchObject({ code: 'BAD_REQUEST' });
     await expect(refused).rejects.toThrow(
-      /unknown metric .*lenght.*: use score, response_chars, tool_calls, turns or extra:FIELD/,
+      /unknown metric .*lenght.*: use score, response_chars, tool_calls, tool_errors, turns or extra:FIELD/,
     );
   });
 

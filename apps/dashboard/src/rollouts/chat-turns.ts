@@ -1,6 +1,4 @@
-/** The roles of a chat template, as a decoded dump spells them at the start of each message. */
-export const ROLES = ['system', 'user', 'assistant', 'tool'] as const;
-export type Role = (typeof ROLES)[number];
+import { type Role, splitMessages, toolResponses } from '@fusebox/rollouts/chat-messages';
 
 /** A tool call as the model wrote it, with its arguments decoded when they are valid JSON. */
 export interface ToolCall {
@@ -27,27 +25,6 @@ export interface ChatTurn {
   /** Where the message came from: the prompt (`input`) or the model's response (`output`). */
   part: 'input' | 'output';
   blocks: Block[];
-}
-
-const ROLE_LINE = /(?:^|\n)(system|user|assistant|tool)\n/g;
-const TOOL_RESPONSE = /<tool_response>\n?([\s\S]*?)\n?<\/tool_response>/g;
-
-/**
- * Splits decoded chat text into messages. A dump's text is the chat template with its special tokens
- * skipped, so each message reads `role\ncontent` and ends with the newline that followed `<|im_end|>`. Text
- * before the first role line belongs to `leadingRole` (a response that starts mid-message).
- */
-export function splitMessages(text: string, leadingRole: Role): { role: Role; text: string }[] {
-  const messages: { role: Role; text: string }[] = [];
-  let role: Role = leadingRole;
-  let start = 0;
-  for (const match of text.matchAll(ROLE_LINE)) {
-    messages.push({ role, text: text.slice(start, match.index) });
-    role = match[1] as Role;
-    start = match.index + match[0].length;
-  }
-  messages.push({ role, text: text.slice(start) });
-  return messages.filter((message, index) => index > 0 || message.text !== '');
 }
 
 /** Reads one `<tool_call>` body: `{"name": …, "arguments": {…}}`, arguments possibly JSON-encoded twice. */
@@ -130,15 +107,6 @@ export function assistantBlocks(text: string): Block[] {
     rest = close >= 0 ? body.slice(close + '</tool_call>'.length) : '';
   }
   return blocks;
-}
-
-/** The tool responses a message carries: a `tool` message is one; a user message may wrap them in tags. */
-function toolResponses(message: { role: Role; text: string }): string[] | null {
-  if (message.role === 'tool') return [message.text];
-  if (message.role !== 'user') return null;
-  const responses = [...message.text.matchAll(TOOL_RESPONSE)].map((match) => match[1] ?? '');
-  const leftover = message.text.replace(TOOL_RESPONSE, '').trim();
-  return responses.length > 0 && leftover === '' ? responses : null;
 }
 
 /**

@@ -132,6 +132,7 @@ export function FilterBar({ runId, step, params, onChange }: FilterBarProps) {
           <option value="length_asc">response length, shortest first</option>
           <option value="tool_calls_desc">tool calls, most first</option>
           <option value="tool_calls_asc">tool calls, fewest first</option>
+          <option value="tool_errors_desc">tool errors, most first</option>
           <option value="turns_desc">turns, most first</option>
           <option value="turns_asc">turns, fewest first</option>
           {numericFields.flatMap((name) => [

@@ -7,6 +7,7 @@ import { formatChars, formatScore } from '~/components/format';
 import { useQueryParams } from '~/components/use-query-params';
 import { useTRPC } from '~/trpc/client';
 import { ChatView } from './chat-view';
+import { ToolErrors } from './tool-errors';
 
 /** One GRPO group: the prompt once, then each of its samples' responses side by side (`?step=3&prompt=HASH`). */
 export function GroupView({ runId }: { runId: string }) {
@@ -54,7 +55,9 @@ export function GroupView({ runId }: { runId: string }) {
                 line {sample.line} · score <span className="score-value">{formatScore(sample.score)}</span>
               </h2>
               <span className="muted">
-                {formatChars(sample.responseChars)} chars · {sample.toolCalls} calls · {sample.turns} turns
+                {formatChars(sample.responseChars)} chars · {sample.toolCalls} calls
+                {sample.toolErrors > 0 ? <ToolErrors count={sample.toolErrors} /> : null} · {sample.turns}{' '}
+                turns
               </span>{' '}
               <Link href={`/rollouts/${runId}/browse?step=${group.data.step}&line=${sample.line}`}>open</Link>
             </header>

@@ -8,6 +8,7 @@ import { formatChars, formatScore } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
 import { type BrowserParams, browserSearch, sampleListInput } from './browser-params';
 import { ExportSamples } from './export-samples';
+import { ToolErrors } from './tool-errors';
 
 function extrasSummary(extras: Record<string, unknown>): string {
   return Object.entries(extras)
@@ -57,8 +58,12 @@ export function SampleList({ runId, step, params }: { runId: string; step: numbe
               <span className="row-head">
                 <strong>#{item.line}</strong> <span className="score-chip">{formatScore(item.score)}</span>{' '}
                 <span className="muted">{extrasSummary(item.extras)}</span>
-                <span className="muted right" title="response characters · tool calls · assistant turns">
-                  {formatChars(item.responseChars)} · {item.toolCalls} calls · {item.turns} turns
+                <span
+                  className="muted right"
+                  title="response characters · tool calls (failed) · assistant turns"
+                >
+                  {formatChars(item.responseChars)} · {item.toolCalls} calls
+                  {item.toolErrors > 0 ? <ToolErrors count={item.toolErrors} /> : null} · {item.turns} turns
                 </span>
               </span>
               <span className="preview">{item.prompt.replace(/\s+/g, ' ')}</span>

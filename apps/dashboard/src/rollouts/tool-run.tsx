@@ -2,7 +2,7 @@
 
 import { Link } from '~/components/link';
 import { formatMs } from '~/components/format';
-import { toolResponseSignals } from './tool-response-signals';
+import { toolResponseFailed, toolResponseSignals } from '@fusebox/rollouts/tool-response-signals';
 import type { ToolCallRuns } from './types';
 
 type Execution = ToolCallRuns['executions'][number];
@@ -69,6 +69,5 @@ export function ToolRun({ runs, response }: { runs: ToolCallRuns | undefined; re
 /** Whether a tool call's card should look failed: its run failed, or its response shows a failure. */
 export function callFailed(runs: ToolCallRuns | undefined, response: string | null): boolean {
   const [execution] = runs?.executions ?? [];
-  const signals = toolResponseSignals(response);
-  return (execution !== undefined && executionFailed(execution)) || signals.traceback || signals.timeout;
+  return (execution !== undefined && executionFailed(execution)) || toolResponseFailed(response);
 }

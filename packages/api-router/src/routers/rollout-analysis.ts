@@ -251,6 +251,7 @@ export const rolloutAnalysisRouter = {
           extras: true,
           responseChars: true,
           toolCalls: true,
+          toolErrors: true,
           turns: true,
         },
       });

@@ -53,6 +53,8 @@ interface SampleListRow {
   /** The response alone, in characters, the `<tool_call>`s and assistant turns in it: what the list sorts by. */
   responseChars: number;
   toolCalls: number;
+  /** Tool responses in it that show a traceback or a time limit. */
+  toolErrors: number;
   turns: number;
 }
 
@@ -221,7 +223,8 @@ export const rolloutsRouter = {
           SELECT s."id", s."line", s."score", s."request_id" AS "requestId", s."extras",
             left(substr(s."input", strpos(s."input", E'\nuser\n') + 6), 160) AS "prompt",
             right(s."output", 160) AS "answer", length(s."input") + length(s."output") AS "chars",
-            s."response_chars" AS "responseChars", s."tool_calls" AS "toolCalls", s."turns"
+            s."response_chars" AS "responseChars", s."tool_calls" AS "toolCalls",
+            s."tool_errors" AS "toolErrors", s."turns"
           FROM (SELECT "id" FROM "rollout_sample" WHERE ${sampleWhere(input)}
             ORDER BY ${sampleOrder(input)} LIMIT ${input.limit} OFFSET ${offset}) page
           JOIN "rollout_sample" s ON s."id" = page."id"
