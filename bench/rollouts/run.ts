@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -41,9 +41,15 @@ const ANALYSIS_QUERIES = (runId: string): [string, string, unknown][] => [
     { runId, metric: 'tool_calls', splitBy: 'data_source' },
   ],
   ['an extra field (acc) over steps', 'rolloutAnalysis.metricSteps', { runId, metric: 'extra:acc' }],
+  ['tool errors over steps', 'rolloutAnalysis.metricSteps', { runId, metric: 'tool_errors' }],
   ['all-equal GRPO groups per step', 'rolloutAnalysis.groupSteps', { runId }],
   ['first page of all-equal groups', 'rolloutAnalysis.groups', { runId, uniform: true }],
   ['page of 100 sorted by turns', 'rollouts.samples', { runId, step: 50, limit: 100, sort: 'turns_desc' }],
+  [
+    'page of 100 sorted by tool errors',
+    'rollouts.samples',
+    { runId, step: 50, limit: 100, sort: 'tool_errors_desc' },
+  ],
   [
     'page of 100 sorted by an extra field',
     'rollouts.samples',
@@ -61,7 +67,13 @@ const SEARCHES = [
   '"print(total_3)"',
   'the',
   '#### 4242',
+  'tool_errors>=2 score<=0',
 ];
+/** The migration that counted `tool_errors` for rows imported before the importer did. */
+const TOOL_ERRORS_MIGRATION = new URL(
+  '../../prisma/migrations/20261126170000_rollout_sample_tool_errors/migration.sql',
+  import.meta.url,
+);
 
 const { values: options } = parseArgs({
   options: {
@@ -124,6 +136,13 @@ async function main() {
   const [{ id: runId }] = (
     await db.query<{ id: string }>('SELECT id FROM rollout_run WHERE name = $1', [RUN_NAME])
   ).rows as [{ id: string }];
+  // What upgrading costs a database that holds these samples already: the migration's count, rolled back.
+  const migration = await readFile(TOOL_ERRORS_MIGRATION, 'utf8');
+  await db.query('BEGIN');
+  const backfillStarted = performance.now();
+  await db.query(migration.slice(migration.indexOf('UPDATE')));
+  const backfillMs = performance.now() - backfillStarted;
+  await db.query('ROLLBACK');
   await db.end();
 
   const server = spawn(process.execPath, [FUSEBOX, 'serve'], {
@@ -246,6 +265,12 @@ async function main() {
       row(
         're-import of the same directory (adds nothing)',
         `${(reimported.ms / 1000).toFixed(1)} s`,
+        '–',
+        null,
+      ),
+      row(
+        `the \`tool_errors\` migration's count of ${samples.toLocaleString('en-US')} samples imported before it`,
+        `${(backfillMs / 1000).toFixed(1)} s`,
         '–',
         null,
       ),

@@ -254,11 +254,12 @@ test('tool errors: counted per sample, found by the query box, sorted first, mar
   const call = page.getByRole('region', { name: 'tool call code_interpreter' }).first();
   await expect(call.locator('.badge.error', { hasText: 'traceback' })).toBeVisible();
 
-  await openBrowser(page, `/rollouts/${runId}/browse?step=2&sort=tool_errors_desc`);
+  await openBrowser(page, `/rollouts/${runId}/browse?step=2&sort=tool_errors_desc&line=${TOOL_ERROR_LINE}`);
   const rows = page.locator('.sample-row');
   await expect(rows.first()).toHaveAttribute('data-line', String(TOOL_ERROR_LINE));
   await expect(rows.first().getByLabel('tool errors')).toHaveText(' (1 failed)');
   await expect(page.getByLabel('tool errors')).toHaveCount(1);
+  await saveScreenshot(page, 'rollouts-tool-errors');
 });
 
 test('a tool call shows the sandbox run behind it, failed ones red, linked to the execution', async ({
