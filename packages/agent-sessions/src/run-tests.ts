@@ -17,7 +17,10 @@ import {
 
 /** Where AutoEval's test code wants the solution; without it the test code is appended. */
 const INSERT_MARKER = '#<INSERT>';
-/** Characters of a test's output kept in its outcome: the end, where assertion errors are. */
+/**
+ * Characters of a test's output kept in its outcome: half from its start, where a crashed toolchain says why (a
+ * Go runtime's fatal error heads a dump of every goroutine), and half from its end, where assertion errors are.
+ */
 const DETAIL_CHARS = 2000;
 
 export interface TestRun {
@@ -157,7 +160,7 @@ function judgedOutcome(
       group: group(task, test),
       passed: verdict.passed,
       status: verdict.status,
-      detail: truncateToolResponse(verdict.detail, DETAIL_CHARS, 'right').text,
+      detail: truncateToolResponse(verdict.detail, DETAIL_CHARS, 'middle').text,
     },
     response,
   };
@@ -179,7 +182,7 @@ function outcome(
     group: group(task, test),
     passed: category === 'success',
     status: category,
-    detail: truncateToolResponse(text, DETAIL_CHARS, 'right').text,
+    detail: truncateToolResponse(text, DETAIL_CHARS, 'middle').text,
   };
 }
 
