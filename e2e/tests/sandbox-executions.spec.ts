@@ -48,6 +48,37 @@ test('executions are listed newest first, filter by status, and open with code, 
   await expect(page.locator('section[role="alert"]')).toContainText('Execution not found');
 });
 
+test('executions are found by text in their code or output, and listed slowest first', async ({
+  page,
+  request,
+}) => {
+  const marker = `quasar${Date.now()}`;
+  for (const code of [
+    `import time\ntime.sleep(0.8)\nprint("${marker}")`,
+    `print("${marker.toUpperCase()}")`,
+  ]) {
+    const ran = await request.post(`${API_URL}/run_code`, { data: { code, language: 'python' } });
+    expect(await ran.json()).toMatchObject({ status: 'Success' });
+  }
+  await page.goto('/');
+  await page.getByRole('link', { name: 'The slowest executions' }).click();
+  await expect(page).toHaveURL(/\/executions\?sort=slowest/);
+  await expect(page.getByLabel('sort')).toHaveValue('slowest');
+
+  await page.getByLabel('search code and output').fill(marker);
+  await expect(page).toHaveURL(new RegExp(`q=${marker}`));
+  const list = page.getByRole('list', { name: 'executions' });
+  // Its stdout holds the marker in upper case, found all the same; the sleeper ran longest, so it comes first.
+  await expect(list.getByRole('listitem')).toHaveCount(2);
+  await list.getByRole('link').first().click();
+  await expect(page.getByLabel('code', { exact: true })).toContainText('time.sleep(0.8)');
+  await page.goBack();
+  await page.getByLabel('sort').selectOption('newest');
+  await expect(list.getByRole('listitem')).toHaveCount(2);
+  await list.getByRole('link').first().click();
+  await expect(page.getByLabel('code', { exact: true })).toContainText(marker.toUpperCase());
+});
+
 test('new executions appear at the top of the list while it is open, over SSE and without polling', async ({
   page,
   request,

@@ -75,4 +75,69 @@ describe('the executions router', () => {
       code: 'BAD_REQUEST',
     });
   });
+
+  it('finds text in the code, stdout or stderr, ignoring case, with % and _ as themselves', async () => {
+    const needles = [
+      { code: 'x = "Needle_50%"', stdout: '', stderr: '' },
+      { code: 'print(1)', stdout: 'found a NEEDLE\n', stderr: '' },
+      { code: 'raise E', stdout: '', stderr: 'NeedleError: a50b\n' },
+    ];
+    await services.prisma.execution.createMany({
+      data: needles.map((texts, index) => ({
+        source: 'run_code',
+        language: 'python',
+        status: 'Success',
+        ...texts,
+        requestedAt: new Date(base - 20_000 + index),
+      })),
+    });
+    const found = await caller.executions.list({ q: 'needle' });
+    expect(found.items.map((item) => item.requestedAt.getTime() - base)).toEqual([-19_998, -19_999, -20_000]);
+    // As LIKE wildcards, `_50%` would also match `a50b`.
+    const literal = await caller.executions.list({ q: '_50%' });
+    expect(literal.items.map((item) => item.requestedAt.getTime() - base)).toEqual([-20_000]);
+    expect((await caller.executions.list({ q: 'needle\\' })).items).toEqual([]);
+    expect((await caller.executions.list({ q: 'needle', status: 'Failed' })).items).toEqual([]);
+    await expect(caller.executions.list({ q: 'x'.repeat(201) })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+    });
+  });
+
+  it('sorts the slowest first, pages without skipping or repeating, and leaves out what never ran', async () => {
+    await services.prisma.execution.createMany({
+      data: [120.5, 999.25, 999.25, 0.1].map((runMs, index) => ({
+        source: 'run_code',
+        language: 'python',
+        code: `slow(${index})`,
+        status: 'Success',
+        requestedAt: new Date(base - 30_000 + index),
+        runMs,
+      })),
+    });
+    const seen: { id: string; runMs: number | null }[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Awaited<ReturnType<typeof caller.executions.list>> = await caller.executions.list({
+        sort: 'slowest',
+        limit: 2,
+        cursor,
+      });
+      seen.push(...page.items);
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+    // The seven rows of the set-up ran 35 ms; the Refused, Abandoned and Error rows never ran.
+    expect(seen.map((item) => item.runMs)).toEqual([
+      999.25,
+      999.25,
+      120.5,
+      ...Array<number>(7).fill(35),
+      0.1,
+    ]);
+    expect(new Set(seen.map((item) => item.id)).size).toBe(seen.length);
+    const ties = seen.slice(0, 2).map((item) => item.id);
+    expect(ties).toEqual([...ties].sort().reverse());
+    await expect(
+      caller.executions.list({ sort: 'slowest', cursor: `1e400:${seen[0]!.id}` }),
+    ).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+  });
 });

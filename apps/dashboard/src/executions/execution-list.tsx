@@ -3,6 +3,7 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { Link } from '~/components/link';
 import { ChoiceFilter } from '~/components/choice-filter';
+import { DebouncedInput } from '~/components/debounced-input';
 import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
 import { type ApiAddress, FirstExecution } from '~/components/first-execution';
 import { useQueryParams } from '~/components/use-query-params';
@@ -42,7 +43,10 @@ function toMs(local: string | null): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-/** Every execution, newest first, filtered by status, language, time range and session, all in the URL. */
+/**
+ * Every execution, newest or slowest first, filtered by status, language, time range, session and text in its
+ * code or output, all in the URL.
+ */
 export function ExecutionList({ api }: { api: ApiAddress }) {
   const trpc = useTRPC();
   const { search, set } = useQueryParams();
@@ -51,6 +55,8 @@ export function ExecutionList({ api }: { api: ApiAddress }) {
   const session = search.get('session') ?? undefined;
   const from = toMs(search.get('from'));
   const to = toMs(search.get('to'));
+  const text = search.get('q')?.trim() || undefined;
+  const slowest = search.get('sort') === 'slowest';
   const languages = useQuery(trpc.executions.languages.queryOptions());
   const list = useInfiniteQuery({
     ...trpc.executions.list.infiniteQueryOptions(
@@ -61,6 +67,8 @@ export function ExecutionList({ api }: { api: ApiAddress }) {
         ...(session ? { sessionId: session } : {}),
         ...(from === undefined ? {} : { from }),
         ...(to === undefined ? {} : { to }),
+        ...(text === undefined ? {} : { q: text }),
+        ...(slowest ? { sort: 'slowest' as const } : {}),
       },
       { getNextPageParam: (page) => page.nextCursor },
     ),
@@ -70,10 +78,29 @@ export function ExecutionList({ api }: { api: ApiAddress }) {
     trpc.executions.changes.subscriptionOptions(undefined, { enabled: liveOnFirstPage(list.data) }),
   );
   useRefetchOnChange(live.data?.id, [trpc.executions.list.pathKey()]);
-  const filtered = Boolean(status || language || session || from || to);
+  const filtered = Boolean(status || language || session || from || to || text);
   return (
     <>
       <form className="filter-bar" aria-label="filters" onSubmit={(event) => event.preventDefault()}>
+        <DebouncedInput
+          type="search"
+          label="search code and output"
+          placeholder="text in the code or output"
+          value={text}
+          parse={(typed) => typed.trim() || undefined}
+          onCommit={(value) => set('q', value ?? '')}
+        />
+        <label>
+          sort{' '}
+          <select
+            aria-label="sort"
+            value={slowest ? 'slowest' : 'newest'}
+            onChange={(event) => set('sort', event.target.value === 'slowest' ? 'slowest' : '')}
+          >
+            <option value="newest">newest first</option>
+            <option value="slowest">slowest first</option>
+          </select>
+        </label>
         <ChoiceFilter
           label="status"
           value={status}

@@ -1,5 +1,6 @@
 'use client';
 
+import { Link } from '~/components/link';
 import { useQuery } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
 import type { AppRouter } from '@fusebox/api-router';
@@ -170,6 +171,11 @@ export function LoadOverview({ api }: { api: ApiAddress }) {
           'connecting…'
         )}
         {latest?.limiterError ? ` · cluster limiter stats unavailable: ${latest.limiterError}` : ''}
+      </p>
+      <p className="muted">
+        <Link href="/executions?sort=slowest">The slowest executions</Link> ·{' '}
+        <Link href="/executions?status=SandboxError">sandbox errors</Link> ·{' '}
+        <Link href="/executions?status=Refused">refused requests</Link>
       </p>
       {keys.length === 0 ||
       (!history.data.hasExecutions &&

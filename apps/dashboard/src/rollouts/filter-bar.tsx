@@ -1,7 +1,7 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import { DebouncedNumberInput } from '~/components/debounced-number-input';
+import { DebouncedInput } from '~/components/debounced-input';
 import { useTRPC } from '~/trpc/client';
 import type { BrowserParams, DerivedBound, FieldFilter } from './browser-params';
 
@@ -30,7 +30,8 @@ function BoundsInput({
   onChange: (patch: Partial<BrowserParams>) => void;
 }) {
   const input = (bound: DerivedBound, placeholder: string) => (
-    <DebouncedNumberInput
+    <DebouncedInput
+      type="number"
       label={`${label} ${placeholder === 'min' ? 'minimum' : 'maximum'}`}
       placeholder={placeholder}
       min={0}
@@ -92,7 +93,8 @@ export function FilterBar({ runId, step, params, onChange }: FilterBarProps) {
     <form className="filter-bar" aria-label="filters" onSubmit={(event) => event.preventDefault()}>
       <label>
         score ≥{' '}
-        <DebouncedNumberInput
+        <DebouncedInput
+          type="number"
           label="minimum score"
           step="any"
           value={params.scoreMin}
@@ -102,7 +104,8 @@ export function FilterBar({ runId, step, params, onChange }: FilterBarProps) {
       </label>
       <label>
         ≤{' '}
-        <DebouncedNumberInput
+        <DebouncedInput
+          type="number"
           label="maximum score"
           step="any"
           value={params.scoreMax}

@@ -33,15 +33,22 @@ const listInput = z.object({
   /** Requested before, ms since the epoch. */
   to: epochMs().optional(),
   sessionId: z.string().min(1).max(20).optional(),
+  /** Text the code, stdout or stderr holds, ignoring case (`%` and `_` are themselves). */
+  q: z.string().trim().min(1).max(200).optional(),
+  /** `newest` first (by request time), or `slowest` first (by run time, executions that ran). */
+  sort: z.enum(['newest', 'slowest']).default('newest'),
   limit: z.int().min(1).max(200).default(50),
-  /** `{requestedAt ms}:{id}` of the last row of the previous page. */
+  /**
+   * The last row of the previous page, as `{sort key}:{id}`: its request time in ms when newest first, its run
+   * time in ms when slowest first.
+   */
   cursor: z
     .string()
-    .regex(/^\d{1,15}:[0-9a-f-]{36}$/)
-    .refine(
-      (cursor) => Number(cursor.split(':', 1)[0]) <= MAX_EPOCH_MS,
-      'the cursor names a time after the year 9999',
-    )
+    .regex(/^[0-9.e+-]{1,32}:[0-9a-f-]{36}$/)
+    .refine((cursor) => {
+      const key = Number(cursor.split(':', 1)[0]);
+      return Number.isFinite(key) && key >= 0 && key <= MAX_EPOCH_MS;
+    }, 'the cursor names no time a row can have')
     .nullish(),
 });
 
@@ -67,10 +74,29 @@ export const executionsRouter = {
   }),
 
   list: publicProcedure.input(listInput).query(async ({ ctx, input }) => {
-    const [cursorMs, cursorId] = input.cursor ? input.cursor.split(':') : [];
-    const cursorAt = cursorMs ? new Date(Number(cursorMs)) : undefined;
+    const [cursorKey, cursorId] = input.cursor ? input.cursor.split(':') : [];
+    const slowest = input.sort === 'slowest';
+    // Prisma hands `contains` to ILIKE as it is: LIKE's wildcards and its escape character are escaped here.
+    const contains = { contains: input.q?.replace(/[\\%_]/g, '\\$&'), mode: 'insensitive' } as const;
+    // Keyset pagination: stable under inserts, and as fast on page 1,000 as on page 1.
+    const after =
+      cursorKey === undefined || cursorId === undefined
+        ? undefined
+        : slowest
+          ? [{ runMs: { lt: Number(cursorKey) } }, { runMs: Number(cursorKey), id: { lt: cursorId } }]
+          : [
+              { requestedAt: { lt: new Date(Number(cursorKey)) } },
+              { requestedAt: new Date(Number(cursorKey)), id: { lt: cursorId } },
+            ];
     const rows = await ctx.prisma.execution.findMany({
       where: {
+        AND: [
+          ...(input.q === undefined
+            ? []
+            : [{ OR: [{ code: contains }, { stdout: contains }, { stderr: contains }] }]),
+          ...(after === undefined ? [] : [{ OR: after }]),
+        ],
+        ...(slowest ? { runMs: { not: null } } : {}),
         ...(input.status === OUT_OF_MEMORY
           ? OUT_OF_MEMORY_WHERE
           : input.status
@@ -82,12 +108,8 @@ export const executionsRouter = {
           ...(input.from !== undefined ? { gte: new Date(input.from) } : {}),
           ...(input.to !== undefined ? { lt: new Date(input.to) } : {}),
         },
-        // Keyset pagination: stable under inserts, and as fast on page 1,000 as on page 1.
-        ...(cursorAt && cursorId
-          ? { OR: [{ requestedAt: { lt: cursorAt } }, { requestedAt: cursorAt, id: { lt: cursorId } }] }
-          : {}),
       },
-      orderBy: [{ requestedAt: 'desc' }, { id: 'desc' }],
+      orderBy: slowest ? [{ runMs: 'desc' }, { id: 'desc' }] : [{ requestedAt: 'desc' }, { id: 'desc' }],
       take: input.limit + 1,
       select: {
         id: true,
@@ -106,9 +128,11 @@ export const executionsRouter = {
     });
     const page = rows.slice(0, input.limit);
     const last = page.at(-1);
+    const key = last && (slowest ? last.runMs : last.requestedAt.getTime());
     return {
       items: page,
-      nextCursor: rows.length > input.limit && last ? `${last.requestedAt.getTime()}:${last.id}` : null,
+      // String(number) is the shortest text that reads back as the same double, so the next page starts exactly.
+      nextCursor: rows.length > input.limit && last && key != null ? `${String(key)}:${last.id}` : null,
     };
   }),
 

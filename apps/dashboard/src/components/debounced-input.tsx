@@ -5,23 +5,30 @@ import { useEffect, useRef, useState } from 'react';
 /** How long typing must pause before a filter applies: long enough not to query on every keystroke. */
 const DEBOUNCE_MS = 400;
 
-interface DebouncedNumberInputProps {
+interface DebouncedInputProps<T extends number | string> {
   label: string;
-  value: number | undefined;
-  /** Reads what was typed: a number, or undefined for empty or not a valid value. */
-  parse: (text: string) => number | undefined;
-  onCommit: (value: number | undefined) => void;
+  type: T extends number ? 'number' : 'search';
+  value: T | undefined;
+  /** Reads what was typed: a value, or undefined for empty or not a valid value. */
+  parse: (text: string) => T | undefined;
+  onCommit: (value: T | undefined) => void;
   placeholder?: string;
   min?: number;
   step?: number | 'any';
 }
 
 /**
- * A number input that applies as you type, once typing pauses (and at once on Enter, which leaves it, or blur). It keeps its own
- * text while focused, so applying (which changes the URL) never resets what is being typed; when the value
- * changes from outside (back, a link, clear all) it shows the new one.
+ * An input (a number, or text to search) that applies as you type, once typing pauses (and at once on Enter,
+ * which leaves it, or blur). It keeps its own text while focused, so applying (which changes the URL) never
+ * resets what is being typed; when the value changes from outside (back, a link, clear all) it shows the new one.
  */
-export function DebouncedNumberInput({ label, value, parse, onCommit, ...input }: DebouncedNumberInputProps) {
+export function DebouncedInput<T extends number | string>({
+  label,
+  value,
+  parse,
+  onCommit,
+  ...input
+}: DebouncedInputProps<T>) {
   const [text, setText] = useState(value === undefined ? '' : String(value));
   const ref = useRef<HTMLInputElement>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
@@ -37,7 +44,6 @@ export function DebouncedNumberInput({ label, value, parse, onCommit, ...input }
   return (
     <input
       ref={ref}
-      type="number"
       aria-label={label}
       value={text}
       onChange={(event) => {
