@@ -60,7 +60,11 @@ async function importWith(bin: string, dir: string): Promise<number> {
   return seconds;
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
 
 const loadBefore = loadavg()[0]!;
 const dir = join(tmpdir(), `fusebox-bench-import-ab-${steps}x${samplesPerStep}`);
