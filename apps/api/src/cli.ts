@@ -12,6 +12,7 @@ import { serveCommand } from './commands/serve';
 import { setupCommand } from './commands/setup';
 import { tasksImportCommand } from './commands/tasks-import';
 import { VERSION } from './version';
+import { closestWord } from './closest-word';
 
 const COMMANDS: Command[] = [
   serveCommand,
@@ -45,6 +46,32 @@ function commandUsage(command: Command): string {
   ].join('\n');
 }
 
+/**
+ * Why argv names no command: a group's name alone (`fusebox rollouts`) lists the group's commands; a word that
+ * is a typo of one (`fusebox rollout import`) is named with the command it was likely meant to be.
+ */
+function unknownCommand(argv: string[]): string {
+  const [first = ''] = argv;
+  const group = COMMANDS.filter((command) => command.path.length > 1 && command.path[0] === first);
+  if (group.length > 0) {
+    const names = group.map((command) => `fusebox ${command.path.join(' ')}`).join(', ');
+    return `${JSON.stringify(argv.join(' '))} names no command; ${first} has: ${names}`;
+  }
+  const meant = closestWord(first, [...new Set(COMMANDS.map((command) => command.path[0]!))]);
+  return `unknown command ${JSON.stringify(argv.join(' '))}${meant ? `; did you mean ${JSON.stringify(meant)}?` : ''}`;
+}
+
+/** For a flag the command does not take: the one it was likely meant to be (parseArgs names it in quotes). */
+function optionHint(command: Command, error: unknown): string {
+  const typed = /Unknown option '(--?[^'=]+)'/.exec((error as Error).message)?.[1];
+  if (typed === undefined) return '';
+  const meant = closestWord(
+    typed,
+    Object.keys(command.options).map((name) => `--${name}`),
+  );
+  return meant ? `; did you mean ${meant}?` : '';
+}
+
 /** Picks the command named by the leading words of argv; returns it with the remaining arguments. */
 function resolve(argv: string[]): { command: Command; rest: string[] } | undefined {
   const matches = COMMANDS.filter((command) => command.path.every((word, index) => argv[index] === word));
@@ -63,7 +90,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const resolved = resolve(argv);
   if (!resolved) {
-    console.error(`fusebox: unknown command ${JSON.stringify(argv.join(' '))}\n\n${usage()}`);
+    console.error(`fusebox: ${unknownCommand(argv)}\n\n${usage()}`);
     return 2;
   }
   const { command, rest } = resolved;
@@ -82,7 +109,7 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       console.error(
-        `fusebox ${command.path.join(' ')}: ${(error as Error).message}\n\n${commandUsage(command)}`,
+        `fusebox ${command.path.join(' ')}: ${(error as Error).message}${optionHint(command, error)}\n\n${commandUsage(command)}`,
       );
       return 2;
     }

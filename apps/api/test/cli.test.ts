@@ -54,6 +54,21 @@ describe('the fusebox CLI', () => {
     expect(result.stderr).toContain('usage: fusebox serve');
   });
 
+  it('names the flag or command a misspelled one was likely meant to be, and lists a group alone', async () => {
+    const flag = await runCli(['serve', '--no-dashbord']);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain("Unknown option '--no-dashbord'");
+    expect(flag.stderr).toContain('did you mean --no-dashboard?');
+    const command = await runCli(['rollout', 'import', 'dir']);
+    expect(command.code).toBe(2);
+    expect(command.stderr).toContain('unknown command "rollout import dir"; did you mean "rollouts"?');
+    const group = await runCli(['rollouts']);
+    expect(group.code).toBe(2);
+    expect(group.stderr).toContain('"rollouts" names no command; rollouts has: fusebox rollouts import');
+    const far = await runCli(['frobnicate']);
+    expect(far.stderr).not.toContain('did you mean');
+  });
+
   it('names each malformed environment variable and exits 2', async () => {
     const result = await runCli(['serve'], { PORT: 'abc', DATABASE_URL: 'not-a-url' });
     expect(result.code).toBe(2);

@@ -126,6 +126,10 @@ describe('fusebox tasks import', { timeout: 120_000 }, () => {
     const missing = await runCli(['tasks', 'import', join(dir, 'nope.jsonl')], database.env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no such file');
+    const directory = await runCli(['tasks', 'import', dir], database.env);
+    expect(directory.code).toBe(1);
+    expect(directory.stderr).toContain(`a directory, not a file (give the JSONL file of tasks): ${dir}`);
+    expect(directory.stderr).not.toMatch(/^\s+at /m);
   });
 
   it('refuses an unknown --format', async () => {

@@ -7,6 +7,12 @@ import { progressBar } from './rollouts-progress';
 
 /** Rejected lines printed one by one before the rest are only counted. */
 const PROBLEMS_SHOWN = 50;
+/** Why the file could not be read, for the errors a mistyped or wrong path gives. */
+const UNREADABLE: Record<string, string> = {
+  ENOENT: 'no such file',
+  EISDIR: 'a directory, not a file (give the JSONL file of tasks)',
+  EACCES: 'not readable by this user',
+};
 
 export const tasksImportCommand: Command = {
   path: ['tasks', 'import'],
@@ -59,8 +65,9 @@ export const tasksImportCommand: Command = {
       return summary.rejected > 0 ? 1 : 0;
     } catch (error) {
       bar.clear();
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-        console.error(`fusebox tasks import: no such file: ${path}`);
+      const unreadable = UNREADABLE[(error as NodeJS.ErrnoException).code ?? ''];
+      if (unreadable) {
+        console.error(`fusebox tasks import: ${unreadable}: ${path}`);
         return 1;
       }
       if (error instanceof ServerImportError) {
