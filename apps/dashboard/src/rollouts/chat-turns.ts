@@ -34,8 +34,10 @@ export function readToolCall(raw: string, closed: boolean): ToolCall {
   let value: unknown;
   try {
     value = JSON.parse(raw);
-  } catch (error) {
-    call.problem ??= `not valid JSON: ${(error as Error).message}`;
+  } catch {
+    // Not the engine's own message: the server renders this text and the browser renders it again, and their
+    // JSON.parse errors differ (Chromium adds "(line 1 column 8)"), which broke hydration (React's #418).
+    call.problem ??= 'not valid JSON';
     return call;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
