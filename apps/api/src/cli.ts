@@ -8,6 +8,8 @@ import { dbExportCommand } from './commands/db-export';
 import { dbImportCommand } from './commands/db-import';
 import { dbMigrateCommand } from './commands/db-migrate';
 import { rolloutsImportCommand } from './commands/rollouts-import';
+import { runsDeleteCommand } from './commands/runs-delete';
+import { runsListCommand } from './commands/runs-list';
 import { serveCommand } from './commands/serve';
 import { setupCommand } from './commands/setup';
 import { tasksImportCommand } from './commands/tasks-import';
@@ -21,6 +23,8 @@ const COMMANDS: Command[] = [
   dbExportCommand,
   dbImportCommand,
   rolloutsImportCommand,
+  runsListCommand,
+  runsDeleteCommand,
   tasksImportCommand,
   corpusImportCommand,
 ];
