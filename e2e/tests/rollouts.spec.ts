@@ -142,6 +142,15 @@ test('a bound applies as you type, once typing pauses, without losing the field'
   await expect(rows).toHaveText(['10.1', '9.1', '2.1']);
   await expect(minimum).toHaveValue('2');
   await expect(minimum).toBeFocused();
+  // An extra field's text applies the same way, with no Enter: pred is the product, 28 on line 1 (score 0.1).
+  await minimum.fill('');
+  await minimum.press('Enter');
+  const pred = page.getByLabel('pred value');
+  await pred.click();
+  await pred.pressSequentially('28');
+  await expect(rows).toHaveText(['0.1']);
+  await expect(page).toHaveURL(/f=pred%3D28/);
+  await expect(pred).toBeFocused();
 });
 
 test('sorts by response length and bounds it: the 200 KB answer comes first, then alone', async ({

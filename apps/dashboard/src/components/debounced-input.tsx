@@ -13,6 +13,8 @@ interface DebouncedInputProps<T extends number | string> {
   parse: (text: string) => T | undefined;
   onCommit: (value: T | undefined) => void;
   placeholder?: string;
+  /** A datalist of suggestions, by id. */
+  list?: string;
   min?: number;
   step?: number | 'any';
 }

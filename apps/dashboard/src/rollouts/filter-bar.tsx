@@ -178,45 +178,34 @@ export function FilterBar({ runId, step, params, onChange }: FilterBarProps) {
           );
         }
         if (field.kinds.every((kind) => kind === 'number')) {
+          const setRange = (min: number | undefined, max: number | undefined) =>
+            setField(
+              field.name,
+              min === undefined && max === undefined
+                ? null
+                : { ...(min === undefined ? {} : { min }), ...(max === undefined ? {} : { max }) },
+            );
           return (
             <label key={field.name}>
               {field.name}{' '}
-              <input
+              <DebouncedInput
                 type="number"
                 step="any"
                 placeholder="min"
-                aria-label={`${field.name} minimum`}
-                defaultValue={filter?.min ?? ''}
-                key={`${field.name}-min-${filter?.min}`}
-                onBlur={(event) => {
-                  const min = parseNumber(event.target.value);
-                  const max = filter?.max;
-                  setField(
-                    field.name,
-                    min === undefined && max === undefined
-                      ? null
-                      : { ...(min === undefined ? {} : { min }), ...(max === undefined ? {} : { max }) },
-                  );
-                }}
+                label={`${field.name} minimum`}
+                value={filter?.min}
+                parse={parseNumber}
+                onCommit={(min) => setRange(min, filter?.max)}
               />
               –
-              <input
+              <DebouncedInput
                 type="number"
                 step="any"
                 placeholder="max"
-                aria-label={`${field.name} maximum`}
-                defaultValue={filter?.max ?? ''}
-                key={`${field.name}-max-${filter?.max}`}
-                onBlur={(event) => {
-                  const max = parseNumber(event.target.value);
-                  const min = filter?.min;
-                  setField(
-                    field.name,
-                    min === undefined && max === undefined
-                      ? null
-                      : { ...(min === undefined ? {} : { min }), ...(max === undefined ? {} : { max }) },
-                  );
-                }}
+                label={`${field.name} maximum`}
+                value={filter?.max}
+                parse={parseNumber}
+                onCommit={(max) => setRange(filter?.min, max)}
               />
             </label>
           );
@@ -224,21 +213,13 @@ export function FilterBar({ runId, step, params, onChange }: FilterBarProps) {
         return (
           <label key={field.name}>
             {field.name} ={' '}
-            <input
+            <DebouncedInput
+              type="search"
               list={`values-${field.name}`}
-              aria-label={`${field.name} value`}
-              defaultValue={filter?.equals ?? ''}
-              key={`${field.name}-eq-${filter?.equals}`}
-              onBlur={(event) =>
-                setField(field.name, event.target.value ? { equals: event.target.value } : null)
-              }
-              onKeyDown={(event) => {
-                if (event.key === 'Enter')
-                  setField(
-                    field.name,
-                    event.currentTarget.value ? { equals: event.currentTarget.value } : null,
-                  );
-              }}
+              label={`${field.name} value`}
+              value={filter?.equals}
+              parse={(typed) => typed || undefined}
+              onCommit={(equals) => setField(field.name, equals === undefined ? null : { equals })}
             />
             <datalist id={`values-${field.name}`}>
               {field.top.map((value) => (
