@@ -160,14 +160,15 @@ export async function startHostileServer(
 }
 
 /**
- * The server stayed healthy: every ping answered, and never two in a row took longer than the budget. One slow
- * ping alone is the machine's noise (a GC pause, the other test workers on two cores); a stalled event loop makes
- * every ping during the stall slow, so a stall of more than about two budgets fails.
+ * The server stayed healthy: every ping answered (within 10 s), and never three in a row took longer than the
+ * budget. Pings go one after another, so a loop held once shows as one slow ping, and one held again and again
+ * as a run of them (three in a row, in stop 26, when PGlite held it for each query). One or two slow pings are
+ * the machine's noise: a full `npm test` on two cores saw two in a row at 164 ms while nothing held the loop.
  */
 export function healthProblem(health: Health): string | undefined {
   if (health.pings === 0) return 'no ping was sent while the probe ran';
   if (health.failures > 0) return `${health.failures} of ${health.pings} pings failed`;
-  if (health.longestSlowStreak > 1)
+  if (health.longestSlowStreak > 2)
     return `${health.longestSlowStreak} pings in a row took over ${PING_BUDGET_MS} ms (slowest ${Math.round(health.slowestMs)} ms)`;
   return undefined;
 }
