@@ -9,6 +9,7 @@ export {
 export type { ImportProblem } from './import-file';
 export { type WatchDumpOptions, watchDump } from './watch-dump';
 export type { RunRef } from './rollout-run';
+export { type RolloutRunSummary, rolloutRuns } from './rollout-runs';
 export { RolloutImportError } from './rollout-import-error';
 export { type FileLine, readLines } from './read-lines';
 export { uuidV7 } from './uuid-v7';

@@ -9,6 +9,7 @@ import {
   hasConditions,
   hasPhrase,
   parseSampleQuery,
+  rolloutRuns,
   runFieldNames,
   SampleQueryError,
   sampleConditions,
@@ -79,25 +80,7 @@ async function runSteps(prisma: PrismaClient, runId: string): Promise<{ step: nu
 
 /** Rollout runs imported by `fusebox rollouts import`: steps, samples, full-text search. */
 export const rolloutsRouter = {
-  runs: publicProcedure.query(async ({ ctx }) => {
-    const runs = await ctx.prisma.$queryRaw<
-      {
-        id: string;
-        name: string;
-        sourceDir: string;
-        updatedAt: Date;
-        steps: number;
-        samples: bigint;
-        rejected: bigint;
-        lastStep: number | null;
-      }[]
-    >`SELECT r."id", r."name", r."source_dir" AS "sourceDir", r."updated_at" AS "updatedAt",
-        count(f."id")::int AS "steps", coalesce(sum(f."lines_read" - f."lines_rejected"), 0)::bigint AS "samples",
-        coalesce(sum(f."lines_rejected"), 0)::bigint AS "rejected", max(f."step") AS "lastStep"
-      FROM "rollout_run" r LEFT JOIN "rollout_file" f ON f."run_id" = r."id"
-      GROUP BY r."id" ORDER BY r."updated_at" DESC`;
-    return runs.map((run) => ({ ...run, samples: Number(run.samples), rejected: Number(run.rejected) }));
-  }),
+  runs: publicProcedure.query(({ ctx }) => rolloutRuns(ctx.prisma)),
 
   /**
    * The run's steps with samples, from the import's own bookkeeping (one row per step file, no sample read):
