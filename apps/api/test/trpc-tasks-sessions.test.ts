@@ -109,6 +109,9 @@ describe('tasks and sessions over tRPC', () => {
     expect((await caller.tasks.list({ source: 'autoeval' })).items.map((task) => task.id)).toEqual(['12']);
     expect((await caller.tasks.list({ search: 'ADD' })).items.map((task) => task.id)).toEqual(['11']);
     expect((await caller.tasks.list({ search: '12' })).items.map((task) => task.id)).toEqual(['12']);
+    // What is typed is found as typed: as LIKE wildcards, these would match "add two numbers" and "echo".
+    expect((await caller.tasks.list({ search: 'add_two' })).items).toEqual([]);
+    expect((await caller.tasks.list({ search: 'e%o' })).items).toEqual([]);
 
     const first = await caller.tasks.list({ limit: 1 });
     expect(first.items.map((task) => task.id)).toEqual(['11']);

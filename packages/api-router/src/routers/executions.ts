@@ -1,6 +1,7 @@
 import { TRPCError, type TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { MAX_EPOCH_MS, epochMs } from '@fusebox/db/bounded-numbers';
+import { containsText } from '../contains-text';
 import { publicProcedure } from '../init';
 import { watchChanges } from '../watch-changes';
 import { SIGKILL_EXIT } from '../load-history';
@@ -76,8 +77,6 @@ export const executionsRouter = {
   list: publicProcedure.input(listInput).query(async ({ ctx, input }) => {
     const [cursorKey, cursorId] = input.cursor ? input.cursor.split(':') : [];
     const slowest = input.sort === 'slowest';
-    // Prisma hands `contains` to ILIKE as it is: LIKE's wildcards and its escape character are escaped here.
-    const contains = { contains: input.q?.replace(/[\\%_]/g, '\\$&'), mode: 'insensitive' } as const;
     // Keyset pagination: stable under inserts, and as fast on page 1,000 as on page 1.
     const after =
       cursorKey === undefined || cursorId === undefined
@@ -93,7 +92,15 @@ export const executionsRouter = {
         AND: [
           ...(input.q === undefined
             ? []
-            : [{ OR: [{ code: contains }, { stdout: contains }, { stderr: contains }] }]),
+            : [
+                {
+                  OR: [
+                    { code: containsText(input.q) },
+                    { stdout: containsText(input.q) },
+                    { stderr: containsText(input.q) },
+                  ],
+                },
+              ]),
           ...(after === undefined ? [] : [{ OR: after }]),
         ],
         ...(slowest ? { runMs: { not: null } } : {}),

@@ -1,6 +1,7 @@
 import { TRPCError, type TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { TASK_SOURCES, storedTask, storedTaskSelect, taskMetadataSchema } from '@fusebox/tasks';
+import { containsText } from '../contains-text';
 import { publicProcedure } from '../init';
 
 const listInput = z.object({
@@ -18,9 +19,7 @@ export const tasksRouter = {
     const rows = await ctx.prisma.task.findMany({
       where: {
         ...(input.source ? { source: input.source } : {}),
-        ...(input.search
-          ? { OR: [{ name: { contains: input.search, mode: 'insensitive' } }, { id: input.search }] }
-          : {}),
+        ...(input.search ? { OR: [{ name: containsText(input.search) }, { id: input.search }] } : {}),
       },
       orderBy: [{ name: 'asc' }, { id: 'asc' }],
       take: input.limit + 1,
