@@ -43,9 +43,10 @@ describe('fusebox runs list and delete', () => {
     const after = await runCli(['runs', 'list'], database.env);
     expect(after.stdout).toContain('second-run');
     expect(after.stdout).not.toContain('first-run');
-    const reader = database.reader();
-    expect(await reader.rolloutSample.count()).toBe(3);
-    await reader.$disconnect();
+    // Opened here and closed at once: an embedded database has one process at a time, and the CLI is next.
+    const opened = await database.open();
+    expect(await opened.prisma.rolloutSample.count()).toBe(3);
+    await opened.close();
   });
 
   it('deletes by id, and names a run it does not know', async () => {
