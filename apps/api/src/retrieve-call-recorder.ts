@@ -1,6 +1,7 @@
 import type { PrismaClient } from '@fusebox/db/client';
 import { isDatabaseUnavailable } from '@fusebox/db/database-unavailable';
 import { GroupCommit } from '@fusebox/db/group-commit';
+import { storableJson, storableText } from '@fusebox/db/storable';
 import type { CorpusSearch } from '@fusebox/retrieval';
 
 /** One /retrieve call as `retrieval_call` keeps it. */
@@ -83,10 +84,10 @@ function callRow(call: RetrieveCall) {
   return {
     corpusName: call.corpusName,
     corpusId: call.corpusId ?? null,
-    queries: call.body?.queries ?? [],
+    queries: storableJson(call.body?.queries ?? []),
     topk: call.body?.topk ?? 0,
     status: call.refusal?.status ?? 200,
-    error: call.refusal?.message ?? null,
+    error: call.refusal ? storableText(call.refusal.message) : null,
     ...(call.search
       ? {
           results: call.search.results.map((documents) => documents.map(({ id, score }) => ({ id, score }))),

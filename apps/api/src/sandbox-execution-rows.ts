@@ -1,3 +1,4 @@
+import { storableText } from '@fusebox/db/storable';
 import type { RunCodeRequest, RunJupyterRequest } from '@fusebox/sandbox-client/protocol';
 import type { CodeExecution, JupyterExecution } from '@fusebox/local-sandbox/executor';
 import type { CellExecution } from '@fusebox/local-sandbox/sessions';
@@ -10,9 +11,9 @@ const STORED_OUTPUT_CHARS = 64 * 1024;
 /** Characters of code kept per row. */
 const STORED_CODE_CHARS = 1024 * 1024;
 
-/** Text as Postgres can store it (no NUL) and no longer than `limit`, with a note when cut. */
+/** Text as Postgres can store it and no longer than `limit`, with a note when cut. */
 function stored(text: string, limit: number): string {
-  const clean = text.includes('\0') ? text.replaceAll('\0', '\uFFFD') : text;
+  const clean = storableText(text);
   return clean.length <= limit
     ? clean
     : `${clean.slice(0, limit)}\n[cut to ${limit} of ${clean.length} characters]`;

@@ -120,6 +120,16 @@ describe('POST /retrieve, as verl’s SearchTool and Search-R1 call it, on a cor
     expect(Object.keys(documents![0]!)).toEqual(['id', 'contents']);
   });
 
+  it('answers and records a query holding what Postgres cannot store: NUL, an unpaired surrogate', async () => {
+    const query = 'hamlet\0 \uD800 tragedy';
+    const { status } = await post(`${server.url}/retrieve`, { queries: [query] });
+    expect(status).toBe(200);
+    await vi.waitFor(async () => {
+      const calls = await reader.retrievalCall.findMany({ select: { queries: true } });
+      expect(calls).toContainEqual({ queries: ['hamlet\uFFFD \uFFFD tragedy'] });
+    }, RECORDED);
+  });
+
   it('refuses bad requests with a 4xx naming the problem, and records every call', async () => {
     const cases: [unknown, number, RegExp][] = [
       [{ queries: [], topk: 3 }, 422, /queries: expected at least one query/],

@@ -1,6 +1,7 @@
 import type { PrismaClient } from '@fusebox/db/client';
 import { isDatabaseUnavailable } from '@fusebox/db/database-unavailable';
 import { GroupCommit } from '@fusebox/db/group-commit';
+import { storableJson, storableText } from '@fusebox/db/storable';
 import { SessionNotFoundError as InterpreterNotFoundError } from '@fusebox/local-sandbox/errors';
 import { computeReward, readTask, storedTask, storedTaskSelect, type StoredTask } from '@fusebox/tasks';
 import {
@@ -210,9 +211,9 @@ export class AgentSessions {
     const seq = await this.#actionWrites.submit({
       sid: live.id,
       expectedSeq: stateful ? live.actionCount + 1 : undefined,
-      content: storable(content),
-      code: storable(code),
-      observation: storable(observation.text),
+      content: storableText(content),
+      code: storableText(code),
+      observation: storableText(observation.text),
       search: null,
       status: observation.status,
       returnCode: observation.returnCode,
@@ -244,9 +245,9 @@ export class AgentSessions {
     const seq = await this.#actionWrites.submit({
       sid: live.id,
       expectedSeq: undefined,
-      content: storable(content),
-      code: storable(turn.query ?? ''),
-      observation: storable(turn.observation),
+      content: storableText(content),
+      code: storableText(turn.query ?? ''),
+      observation: storableText(turn.observation),
       search: turn.record ?? null,
       status: turn.status,
       returnCode: null,
@@ -342,7 +343,7 @@ export class AgentSessions {
         }),
         this.#prisma.session.update({
           where: { id: sid },
-          data: { reward, ...counts, rewardAt: new Date(), rewardDetail: outcomes },
+          data: { reward, ...counts, rewardAt: new Date(), rewardDetail: storableJson(outcomes) },
           select: { id: true },
         }),
       ]);
@@ -367,7 +368,7 @@ export class AgentSessions {
     const counts = { f2pCount: outcome.passed ? 1 : 0, f2pTotal: 1, p2pCount: 0, p2pTotal: 0 };
     await this.#prisma.session.update({
       where: { id: sid },
-      data: { reward, ...counts, rewardAt: new Date(), rewardDetail: [outcome] },
+      data: { reward, ...counts, rewardAt: new Date(), rewardDetail: storableJson([outcome]) },
       select: { id: true },
     });
     return { reward, f2p_count: counts.f2pCount, f2p_total: 1, p2p_count: 0, p2p_total: 0 };
@@ -383,7 +384,7 @@ export class AgentSessions {
         where: { id: sid },
         data: {
           errorCount: { increment: 1 },
-          events: { create: { level: 'error', route, message: storable(message) } },
+          events: { create: { level: 'error', route, message: storableText(message) } },
         },
         select: { id: true },
       });
@@ -486,11 +487,6 @@ export class AgentSessions {
     this.#closeInterpreter(live);
     this.#live.delete(live.id);
   }
-}
-
-/** Text as Postgres can store it: no NUL characters. */
-function storable(text: string): string {
-  return text.includes('\0') ? text.replaceAll('\0', '\uFFFD') : text;
 }
 
 function prismaCode(error: unknown): string | undefined {

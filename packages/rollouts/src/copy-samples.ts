@@ -1,4 +1,5 @@
 import type { SqlTransaction } from '@fusebox/db/sql-client';
+import { storableJson } from '@fusebox/db/storable';
 import type { SampleRow } from './dump-line';
 import { uuidV7 } from './uuid-v7';
 
@@ -27,10 +28,8 @@ function field(value: string): string {
   return `"${value.includes('"') ? value.replaceAll('"', '""') : value}"`;
 }
 
-/** jsonb refuses the NUL escape that JSON.stringify writes for a NUL character. */
 function json(value: unknown): string {
-  const text = JSON.stringify(value);
-  return field(text.includes('\\u0000') ? text.replaceAll('\\u0000', '\\ufffd') : text);
+  return field(JSON.stringify(storableJson(value)));
 }
 
 function csvLine(runId: string, step: number, row: SampleRow): string {

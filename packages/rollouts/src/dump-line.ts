@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { storableText } from '@fusebox/db/storable';
 import { z } from 'zod';
 import { responseMetrics, type ResponseMetrics } from './response-metrics';
 
@@ -63,13 +64,13 @@ export function parseDumpLine(text: string, line: number): ParsedLine {
   const { input, output, score, gts, request_id: requestId } = parsed.data;
   const extras: Record<string, unknown> = {};
   for (const [key, extra] of Object.entries(value)) if (!KNOWN_KEYS.has(key)) extras[key] = extra;
-  const response = withoutNul(output);
+  const response = storableText(output);
   return {
     ok: true,
     row: {
       line,
       requestId,
-      input: withoutNul(input),
+      input: storableText(input),
       output: response,
       ...responseMetrics(response),
       gts: gts ?? null,
@@ -78,9 +79,4 @@ export function parseDumpLine(text: string, line: number): ParsedLine {
       promptHash: createHash('sha1').update(input).digest('hex').slice(0, 16),
     },
   };
-}
-
-/** Postgres text cannot hold NUL; a model can still emit one. */
-function withoutNul(text: string): string {
-  return text.includes('\0') ? text.replaceAll('\0', '\uFFFD') : text;
 }

@@ -92,6 +92,19 @@ describe('importing verl rollout dumps', () => {
     expect(summary).toMatchObject({ added: 1, rejected: 0 });
   });
 
+  it('stores what jsonb refuses, NUL and an unpaired surrogate, and keeps a literal \\u0000 as written', async () => {
+    const dir = await writeDump({
+      '1.jsonl': [dumpLine({ pred: 'a\uD800b', gts: String.raw`print("\u0000")`, note: 'x\u0000y' })],
+    });
+    const summary = await importDump(client, { dir, name: 'unstorable' });
+    expect(summary).toMatchObject({ added: 1, rejected: 0 });
+    const { rows } = await client.query<{ gts: unknown; extras: Record<string, unknown> }>(
+      `SELECT gts, extras FROM rollout_sample s JOIN rollout_run r ON r.id = s.run_id WHERE r.name = 'unstorable'`,
+    );
+    expect(rows[0]!.gts).toBe(String.raw`print("\u0000")`);
+    expect(rows[0]!.extras).toMatchObject({ pred: 'a\uFFFDb', note: 'x\uFFFDy' });
+  });
+
   it('handles what crashes verl’s viewer: non-numeric names and an empty first file', async () => {
     const dir = await writeDump({ '0.jsonl': [], 'latest.jsonl': [dumpLine()], '1.jsonl': [dumpLine()] });
     const summary = await importDump(client, { dir, name: 'odd-names' });
