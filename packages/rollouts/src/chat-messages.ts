@@ -14,7 +14,8 @@ export interface ChatMessage {
  */
 const MESSAGE_START = /\n(?=(?:system|user|assistant|tool)\n)/;
 const ROLE_LINE = /^(system|user|assistant|tool)\n/;
-const TOOL_RESPONSE = /<tool_response>\n?([\s\S]*?)\n?<\/tool_response>/g;
+const OPEN = '<tool_response>';
+const CLOSE = '</tool_response>';
 /** ASCII whitespace only, as the migration that counted older rows tests it in SQL (`tool-response-signals.ts`). */
 const BLANK = /^[ \t\n\r\f\v]*$/;
 
@@ -41,6 +42,24 @@ export function splitMessages(text: string, leadingRole: Role): ChatMessage[] {
 export function toolResponses(message: ChatMessage): string[] | null {
   if (message.role === 'tool') return [message.text];
   if (message.role !== 'user') return null;
-  const responses = [...message.text.matchAll(TOOL_RESPONSE)].map((match) => match[1] ?? '');
-  return responses.length > 0 && BLANK.test(message.text.replace(TOOL_RESPONSE, '')) ? responses : null;
+  const { text } = message;
+  const responses: string[] = [];
+  let outside = 0;
+  // indexOf, not a lazy regex: a regex tries every unclosed block to the end of the text, which is quadratic in
+  // a response the model filled with `<tool_response>` (one token in Qwen's vocabulary).
+  for (let open = text.indexOf(OPEN); open !== -1; open = text.indexOf(OPEN, outside)) {
+    const close = text.indexOf(CLOSE, open + OPEN.length);
+    if (close === -1) break;
+    if (!BLANK.test(text.slice(outside, open))) return null;
+    responses.push(blockContent(text.slice(open + OPEN.length, close)));
+    outside = close + CLOSE.length;
+  }
+  return responses.length > 0 && BLANK.test(text.slice(outside)) ? responses : null;
+}
+
+/** A block's text without the newline the template writes after its opening tag and before its closing one. */
+function blockContent(inside: string): string {
+  const start = inside.startsWith('\n') ? 1 : 0;
+  const end = inside.length > start && inside.endsWith('\n') ? inside.length - 1 : inside.length;
+  return inside.slice(start, end);
 }
