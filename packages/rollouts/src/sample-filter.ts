@@ -1,18 +1,19 @@
 import { pgInt } from '@fusebox/db/bounded-numbers';
 import { Prisma } from '@fusebox/db/prisma';
 import { z } from 'zod';
+import { extraTextMatches } from './extra-text-match';
 import { BUILTIN_METRICS, type SampleMetric, extraMetric, metricField, parseMetric } from './sample-metrics';
 import { SAMPLE_SORTS } from './sample-sorts';
 
 const fieldName = z.string().min(1).max(200);
 
-/** A condition on one extra field of the dump (acc, pred, …): a numeric range, or an exact value. */
+/** A condition on one extra field of the dump (acc, pred, …): a numeric range, or a value (see extraTextMatches). */
 export const fieldFilterSchema = z
   .object({
     name: fieldName,
     min: z.number().optional(),
     max: z.number().optional(),
-    /** Compared with the value as text: `true`, `0.5`, `yes`. */
+    /** Compared with the value as text: `true`, `0.5`, `yes`, or a pattern with `*` (`gsm*`). */
     equals: z.string().max(1000).optional(),
   })
   .refine((filter) => filter.min !== undefined || filter.max !== undefined || filter.equals !== undefined, {
@@ -104,7 +105,8 @@ export function sampleConditions(filter: SampleConditions): Prisma.Sql {
   if (filter.turnsMin !== undefined) conditions.push(Prisma.sql`"turns" >= ${filter.turnsMin}`);
   if (filter.turnsMax !== undefined) conditions.push(Prisma.sql`"turns" <= ${filter.turnsMax}`);
   for (const field of filter.fields) {
-    if (field.equals !== undefined) conditions.push(Prisma.sql`"extras" ->> ${field.name} = ${field.equals}`);
+    if (field.equals !== undefined)
+      conditions.push(extraTextMatches(Prisma.raw('"extras"'), field.name, field.equals));
     if (field.min !== undefined) conditions.push(Prisma.sql`${numericField(field.name)} >= ${field.min}`);
     if (field.max !== undefined) conditions.push(Prisma.sql`${numericField(field.name)} <= ${field.max}`);
   }

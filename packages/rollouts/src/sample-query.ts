@@ -8,8 +8,8 @@ import { MAX_TERM_LENGTH, words } from './search-terms';
  *   any text typed with punctuation, must also appear verbatim, ignoring case.
  * - `score<=0`, `turns>3`, `chars>=2000`, `tool_calls:0`, `tool_errors>0`, `step>=50`: the importer's numbers per sample
  *   (`length` is `chars`). `acc:true`, `data_source:"openai/gsm8k"`, `pred!=7`, `reward>0.5`: the dump's extra
- *   fields, `:` and `=` comparing the value as text, `< <= > >=` as a number; `extra.NAME` names an extra field
- *   whatever it is called.
+ *   fields, `:` and `=` comparing the value as text (a value with `*` as a pattern: `data_source:*gsm*`),
+ *   `< <= > >=` as a number; `extra.NAME` names an extra field whatever it is called.
  * - Terms side by side must all hold; `OR` between them, `NOT` or `-` before one, parentheses to group. The
  *   operators are upper case: `not` and `or` are words to find.
  *

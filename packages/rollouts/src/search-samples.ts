@@ -1,5 +1,6 @@
 import type { PrismaClient } from '@fusebox/db/client';
 import { Prisma } from '@fusebox/db/prisma';
+import { extraTextMatches } from './extra-text-match';
 import { numericField } from './sample-filter';
 import {
   type BuiltinField,
@@ -462,6 +463,9 @@ function longestCaselessRun(text: string): string {
 function fieldSql({ field, op, value }: Extract<SampleQuery, { kind: 'field' }>): Prisma.Sql {
   const operator = Prisma.raw(op === '!=' ? 'IS DISTINCT FROM' : op);
   if ('builtin' in field) return Prisma.sql`${BUILTIN_COLUMNS[field.builtin]} ${operator} ${Number(value)}`;
-  if (op === '=' || op === '!=') return Prisma.sql`(s."extras" ->> ${field.extra}) ${operator} ${value}`;
+  if (op === '=' || op === '!=') {
+    const matches = extraTextMatches(Prisma.sql`s."extras"`, field.extra, value);
+    return op === '=' ? matches : Prisma.sql`(${matches}) IS NOT TRUE`;
+  }
   return Prisma.sql`${numericField(field.extra)} ${operator} ${Number(value)}`;
 }

@@ -332,4 +332,41 @@ describe('searchSamples', () => {
       });
     });
   });
+
+  describe('a text value with *', () => {
+    const sources = ['openai/GSM8K', 'math_500', 'math-500', '100%'];
+    let patternRunId: string;
+    beforeAll(async () => {
+      const lines = sources.map((source) =>
+        dumpLine({ output: 'assistant\nthe answer', data_source: source }),
+      );
+      lines.push(dumpLine({ output: 'assistant\nthe answer, with no source' }));
+      patternRunId = (
+        await importDump(opened.sql, { dir: await writeDump({ '1.jsonl': lines }), name: 'pattern-run' })
+      ).run.id;
+    });
+    const lines = (text: string, where?: ReturnType<typeof sampleConditions>) =>
+      searchSamples(opened.prisma, parseSampleQuery(text, { knownFields: new Set(['data_source']) })!, {
+        runId: patternRunId,
+        countCap: 20,
+        checkBudget: 100,
+        prefixTerms: 50,
+        where,
+      }).then(({ matches }) => matches.map((match) => match.line));
+
+    it('is a pattern that ignores case in the query box, in which % and _ are themselves', async () => {
+      expect(await lines('data_source:*gsm*')).toEqual([1]);
+      expect(await lines('data_source:MATH_*')).toEqual([2]);
+      expect(await lines('data_source:*%')).toEqual([4]);
+      expect(await lines('data_source:math*')).toEqual([2, 3]);
+      // Without a star the value is exact; a sample without the field is not one of them.
+      expect(await lines('data_source:math')).toEqual([]);
+      expect(await lines('data_source!=math*')).toEqual([1, 4, 5]);
+    });
+
+    it('is the same pattern in the filter bar', async () => {
+      const where = sampleConditions({ fields: [{ name: 'data_source', equals: '*-5*' }] });
+      expect(await lines('answer', where)).toEqual([3]);
+    });
+  });
 });

@@ -215,6 +215,7 @@ export function FilterBar({ runId, step, params, onChange }: FilterBarProps) {
             {field.name} ={' '}
             <DebouncedInput
               type="search"
+              placeholder="value, or * pattern"
               list={`values-${field.name}`}
               label={`${field.name} value`}
               value={filter?.equals}
