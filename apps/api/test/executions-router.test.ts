@@ -56,21 +56,32 @@ describe('the executions router', () => {
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
-  it('filters by the statuses of requests that got no answer: Refused, Abandoned, Error', async () => {
+  it('filters by the statuses of requests that got no answer: Refused, Abandoned, Error, and 429s', async () => {
+    const unanswered = [
+      ['Refused', '429 64 executions already waiting'],
+      ['Refused', '422 body.language: Field required'],
+      ['Abandoned', ''],
+      ['Error', ''],
+    ] as const;
     await services.prisma.execution.createMany({
-      data: (['Refused', 'Abandoned', 'Error'] as const).map((status, index) => ({
+      data: unanswered.map(([status, message], index) => ({
         source: 'run_code',
         language: 'python',
         code: 'print(1)',
         status,
-        message: status === 'Refused' ? '429: 64 executions already waiting' : '',
+        message,
         requestedAt: new Date(base - 10_000 + index),
       })),
     });
-    for (const status of ['Refused', 'Abandoned', 'Error'] as const) {
-      const { items } = await caller.executions.list({ status });
-      expect(items.map((item) => item.status)).toEqual([status]);
-    }
+    // Newest first, each row known by its place in `unanswered` (its request time).
+    const listed = async (status: 'Refused' | 'Abandoned' | 'Error' | 'RateLimited') =>
+      (await caller.executions.list({ status })).items.map(
+        (item) => item.requestedAt.getTime() - (base - 10_000),
+      );
+    expect(await listed('Refused')).toEqual([1, 0]);
+    expect(await listed('RateLimited')).toEqual([0]);
+    expect(await listed('Abandoned')).toEqual([2]);
+    expect(await listed('Error')).toEqual([3]);
     await expect(caller.executions.list({ status: 'Lost' as 'Error' })).rejects.toMatchObject({
       code: 'BAD_REQUEST',
     });

@@ -103,11 +103,19 @@ describe('the overview router', () => {
           finishedAt: at(31.1),
           queueWaitMs: 1000,
         }),
-        // Answered 429 at the gate: never reached the executor.
+        // Answered 429 at the gate, and 422 for its body: neither reached the executor.
         row({
           limiterKey: 'cpu',
           status: 'Refused',
-          message: '429',
+          message: '429 the queue for "cpu" is full',
+          requestedAt: at(30),
+          finishedAt: at(30),
+          runMs: null,
+        }),
+        row({
+          limiterKey: 'cpu',
+          status: 'Refused',
+          message: '422 language: unknown language',
           requestedAt: at(30),
           finishedAt: at(30),
           runMs: null,
@@ -128,9 +136,9 @@ describe('the overview router', () => {
     const history = await caller.overview.history({ minutes: 2, bucketSeconds: 5 });
     const byKey = new Map(history.keys.map((key) => [key.key, key]));
     const cpu = byKey.get('cpu')!;
-    expect(cpu.finished).toBe(3);
-    expect(cpu.statuses).toEqual({ Success: 1, Refused: 1, Failed: 1 });
-    expect(cpu.outcomes).toEqual({ Success: 1, Refused: 1, Timeout: 1 });
+    expect(cpu.finished).toBe(4);
+    expect(cpu.statuses).toEqual({ Success: 1, Refused: 2, Failed: 1 });
+    expect(cpu.outcomes).toEqual({ Success: 1, RateLimited: 1, Refused: 1, Timeout: 1 });
     const executor = byKey.get('executor')!;
     // 3 gpu + 2 cpu that got a permit + 2 ungated.
     expect(executor.finished).toBe(7);

@@ -39,8 +39,8 @@ export interface KeyHistory {
  * Why an execution ended as it did, for the overview's error split: the model's code failing (`Failed`),
  * running out of time (`Timeout`) or being killed by the kernel at the sandbox's memory cap (`OutOfMemory`) is
  * the model's doing; `SandboxError` and `Error` are the infrastructure's;
- * `Refused` (a 4xx/5xx before running, 429s among them) and `Abandoned` (its client went away) are requests
- * that never got an answer.
+ * `RateLimited` (429: the limiter's queue was full, or the wait for a permit too long), `Refused` (any other
+ * 4xx/5xx before running) and `Abandoned` (its client went away) are requests that never got an answer.
  */
 export const OUTCOMES = [
   'Success',
@@ -49,6 +49,7 @@ export const OUTCOMES = [
   'OutOfMemory',
   'SandboxError',
   'Error',
+  'RateLimited',
   'Refused',
   'Abandoned',
 ] as const;
@@ -106,6 +107,7 @@ export const SIGKILL_EXIT = 137;
 const OUTCOME = Prisma.sql`CASE WHEN e."status" = 'Failed'
     AND 'TimeLimitExceeded' IN (coalesce(e."run_status", ''), coalesce(e."compile_status", '')) THEN 'Timeout'
   WHEN e."status" = 'Failed' AND e."return_code" = ${SIGKILL_EXIT} THEN 'OutOfMemory'
+  WHEN e."status" = 'Refused' AND e."message" LIKE '429%' THEN 'RateLimited'
   ELSE e."status" END`;
 
 function tally(entries: [string, number][]): Record<string, number> {

@@ -31,6 +31,8 @@ const STATUSES = [
   'Error',
   /** Failed runs the kernel killed at the memory cap (exit 137, no time limit). */
   'OutOfMemory',
+  /** Refused with 429: the limiter's queue was full, or no permit came in time. */
+  'RateLimited',
 ] as const satisfies readonly ListStatus[];
 
 const outOfMemory = (item: { status: string; returnCode: number | null; runStatus: string | null }) =>

@@ -17,14 +17,15 @@ const GROUPS: { label: string; title: string; outcomes: Outcome[] }[] = [
   },
   {
     label: 'unanswered',
-    title: 'refused before running (429s among them), or abandoned by a client that went away',
-    outcomes: ['Refused', 'Abandoned'],
+    title:
+      'answered 429 by the limiter (RateLimited), refused otherwise before running, or abandoned by a client that went away',
+    outcomes: ['RateLimited', 'Refused', 'Abandoned'],
   },
 ];
 
 /**
  * A key's finished executions that did not succeed, split by whose failure they were: "model: Failed 3 ·
- * Timeout 1", "infrastructure: SandboxError 1", "unanswered: Refused 2".
+ * Timeout 1", "infrastructure: SandboxError 1", "unanswered: RateLimited 2, Refused 1".
  */
 export function ErrorSplit({ history }: { history: KeyHistory | undefined }) {
   const outcomes = history?.outcomes ?? {};

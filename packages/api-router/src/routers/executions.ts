@@ -16,18 +16,21 @@ const MAX_TOOL_CALLS = 100;
  */
 const STATUSES = ['Success', 'Failed', 'SandboxError', 'Refused', 'Abandoned', 'Error'] as const;
 /**
- * Not a stored status: the Failed runs the kernel killed without a time limit (exit 137), as the memory cap
- * ends a run; the overview's error split counts the same ones.
+ * Not stored statuses, but outcomes the overview's error split counts: the Failed runs the kernel killed
+ * without a time limit (exit 137), as the memory cap ends a run, and the requests refused with 429.
  */
-const OUT_OF_MEMORY = 'OutOfMemory';
-const OUT_OF_MEMORY_WHERE = {
-  status: 'Failed',
-  returnCode: SIGKILL_EXIT,
-  OR: [{ runStatus: null }, { runStatus: { not: 'TimeLimitExceeded' } }],
+const OUTCOME_WHERE = {
+  OutOfMemory: {
+    status: 'Failed',
+    returnCode: SIGKILL_EXIT,
+    OR: [{ runStatus: null }, { runStatus: { not: 'TimeLimitExceeded' } }],
+  },
+  RateLimited: { status: 'Refused', message: { startsWith: '429' } },
 };
+const OUTCOMES = ['OutOfMemory', 'RateLimited'] as const satisfies readonly (keyof typeof OUTCOME_WHERE)[];
 
 const listInput = z.object({
-  status: z.enum([...STATUSES, OUT_OF_MEMORY]).optional(),
+  status: z.enum([...STATUSES, ...OUTCOMES]).optional(),
   language: z.string().min(1).max(40).optional(),
   /** Requested at or after, ms since the epoch. */
   from: epochMs().optional(),
@@ -104,8 +107,8 @@ export const executionsRouter = {
           ...(after === undefined ? [] : [{ OR: after }]),
         ],
         ...(slowest ? { runMs: { not: null } } : {}),
-        ...(input.status === OUT_OF_MEMORY
-          ? OUT_OF_MEMORY_WHERE
+        ...(input.status === 'OutOfMemory' || input.status === 'RateLimited'
+          ? OUTCOME_WHERE[input.status]
           : input.status
             ? { status: input.status }
             : {}),
