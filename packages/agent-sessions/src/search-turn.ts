@@ -1,3 +1,4 @@
+import { taggedSpans } from '@fusebox/input/tagged-spans';
 import { extractAnswerTag } from '@fusebox/tools';
 
 /**
@@ -8,9 +9,9 @@ import { extractAnswerTag } from '@fusebox/tools';
 export const SEARCH_TAGS = ['search-r1', 'r1-searcher'] as const;
 export type SearchTags = (typeof SEARCH_TAGS)[number];
 
-const QUERY_PATTERNS: Record<SearchTags, RegExp> = {
-  'search-r1': /<search>([\s\S]*?)<\/search>/g,
-  'r1-searcher': /<\|begin_of_query\|>([\s\S]*?)<\|end_of_query\|>/g,
+const QUERY_TAGS: Record<SearchTags, [open: string, close: string]> = {
+  'search-r1': ['<search>', '</search>'],
+  'r1-searcher': ['<|begin_of_query|>', '<|end_of_query|>'],
 };
 
 /**
@@ -19,10 +20,10 @@ const QUERY_PATTERNS: Record<SearchTags, RegExp> = {
  */
 export function findSearchQuery(text: string): { query: string; tags: SearchTags } | undefined {
   let found: { query: string; tags: SearchTags; at: number } | undefined;
-  for (const tags of Object.keys(QUERY_PATTERNS) as SearchTags[]) {
-    for (const match of text.matchAll(QUERY_PATTERNS[tags])) {
-      const query = match[1]!.trim();
-      if (query !== '' && (!found || match.index > found.at)) found = { query, tags, at: match.index };
+  for (const tags of SEARCH_TAGS) {
+    for (const span of taggedSpans(text, ...QUERY_TAGS[tags])) {
+      const query = span.inner.trim();
+      if (query !== '' && (!found || span.start > found.at)) found = { query, tags, at: span.start };
     }
   }
   return found && { query: found.query, tags: found.tags };

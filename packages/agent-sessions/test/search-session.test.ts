@@ -57,6 +57,14 @@ describe('a search turn', () => {
     expect(findFinalAnswer('no answer yet')).toBeUndefined();
   });
 
+  it('reads a turn the model filled with opening tags in one pass', { timeout: 20_000 }, () => {
+    // Lazy regexes scanned to the end from every unclosed tag: 68 s for these three (1 s at 160 kB),
+    // with the server's event loop held.
+    expect(findSearchQuery(`${'<search>'.repeat(100_000)}`)).toBeUndefined();
+    expect(findSearchQuery(`${'<|begin_of_query|>'.repeat(100_000)}`)).toBeUndefined();
+    expect(findFinalAnswer(`<answer>x</answer>${'<answer>'.repeat(100_000)}`)).toBe('x');
+  });
+
   it("searches the task's corpus with its topk, answers nothing after a final answer, and hints otherwise", async () => {
     const turn = await searchTurn(search, { ...spec, corpus: 'wiki' }, '<search>capital France</search>');
     expect(turn).toMatchObject({ status: 'search', query: 'capital France' });

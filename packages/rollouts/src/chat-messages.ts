@@ -1,3 +1,5 @@
+import { taggedSpans } from '@fusebox/input/tagged-spans';
+
 /** The roles of a chat template, as a decoded dump spells them at the start of each message. */
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 
@@ -14,8 +16,6 @@ export interface ChatMessage {
  */
 const MESSAGE_START = /\n(?=(?:system|user|assistant|tool)\n)/;
 const ROLE_LINE = /^(system|user|assistant|tool)\n/;
-const OPEN = '<tool_response>';
-const CLOSE = '</tool_response>';
 /** ASCII whitespace only, as the migration that counted older rows tests it in SQL (`tool-response-signals.ts`). */
 const BLANK = /^[ \t\n\r\f\v]*$/;
 
@@ -42,19 +42,11 @@ export function splitMessages(text: string, leadingRole: Role): ChatMessage[] {
 export function toolResponses(message: ChatMessage): string[] | null {
   if (message.role === 'tool') return [message.text];
   if (message.role !== 'user') return null;
-  const { text } = message;
-  const responses: string[] = [];
-  let outside = 0;
-  // indexOf, not a lazy regex: a regex tries every unclosed block to the end of the text, which is quadratic in
-  // a response the model filled with `<tool_response>` (one token in Qwen's vocabulary).
-  for (let open = text.indexOf(OPEN); open !== -1; open = text.indexOf(OPEN, outside)) {
-    const close = text.indexOf(CLOSE, open + OPEN.length);
-    if (close === -1) break;
-    if (!BLANK.test(text.slice(outside, open))) return null;
-    responses.push(blockContent(text.slice(open + OPEN.length, close)));
-    outside = close + CLOSE.length;
-  }
-  return responses.length > 0 && BLANK.test(text.slice(outside)) ? responses : null;
+  const blocks = taggedSpans(message.text, '<tool_response>', '</tool_response>');
+  if (blocks.length === 0) return null;
+  const between = blocks.map((block, index) => message.text.slice(blocks[index - 1]?.end ?? 0, block.start));
+  if (![...between, message.text.slice(blocks.at(-1)!.end)].every((text) => BLANK.test(text))) return null;
+  return blocks.map((block) => blockContent(block.inner));
 }
 
 /** A block's text without the newline the template writes after its opening tag and before its closing one. */

@@ -1,3 +1,5 @@
+import { taggedSpans } from '@fusebox/input/tagged-spans';
+
 /** ASCII punctuation, Python's `string.punctuation`, which SQuAD's normalisation removes. */
 const PUNCTUATION = new Set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~');
 
@@ -11,7 +13,7 @@ const ARTICLE = /(?<![\p{L}\p{N}_])(?:a|an|the)(?![\p{L}\p{N}_])/gu;
 const PYTHON_SPACE =
   '[\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
 const PYTHON_WHITESPACE = new RegExp(`${PYTHON_SPACE}+`, 'u');
-const PYTHON_EDGE_WHITESPACE = new RegExp(`^${PYTHON_SPACE}+|${PYTHON_SPACE}+$`, 'gu');
+const IS_PYTHON_SPACE = new RegExp(`^${PYTHON_SPACE}$`, 'u');
 
 /** The words of `text` as Python's `text.split()` gives them. */
 function pythonSplit(text: string): string[] {
@@ -120,14 +122,18 @@ function goldenList(golden: string | readonly string[]): readonly string[] {
  * extractAnswerTag('<answer>x</answer> then <answer> Paris </answer>'); // 'Paris'
  */
 export function extractAnswerTag(response: string): string | null {
-  const answers = [...response.matchAll(/<answer>([\s\S]*?)<\/answer>/g)];
-  const last = answers.at(-1)?.[1];
+  const last = taggedSpans(response, '<answer>', '</answer>').at(-1)?.inner;
   return last === undefined ? null : pythonStrip(last);
 }
 
 /** Python's `str.strip()`: whitespace off both ends, Unicode spaces included. */
 export function pythonStrip(text: string): string {
-  return text.replace(PYTHON_EDGE_WHITESPACE, '');
+  // Loops from both ends: `\s+$` retries from each space of an inner run, quadratic in a long one.
+  let start = 0;
+  let end = text.length;
+  while (start < end && IS_PYTHON_SPACE.test(text[start]!)) start += 1;
+  while (end > start && IS_PYTHON_SPACE.test(text[end - 1]!)) end -= 1;
+  return text.slice(start, end);
 }
 
 /** verl's scoring rules for QA answers: exact match, or golden answer contained in the prediction. */

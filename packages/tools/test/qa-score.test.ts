@@ -97,4 +97,12 @@ describe("QA scores, in parity with verl's search_r1_like_qa_em and HotpotQA's F
     expect(coverExactMatch('False', 'no')).toBe(1);
     expect(computeQaScore('<answer>Rome</answer>', ['Paris'], { formatScore: 0.1 })).toBe(0.1);
   });
+
+  it('reads an answer the model padded or left open in one pass', { timeout: 20_000 }, () => {
+    // `\s+$` and a lazy tag regex retried from every space and every unclosed tag: the old code took 69 s for
+    // these two.
+    const spaces = ' '.repeat(200_000);
+    expect(extractAnswerTag(`<answer>${spaces}x${spaces}y\u3000\n</answer>`)).toBe(`x${spaces}y`);
+    expect(extractAnswerTag(`<answer>a</answer>${'<answer>'.repeat(100_000)}`)).toBe('a');
+  });
 });
