@@ -78,6 +78,8 @@ describe("a search task through verl's swedev client (the seed's HTTPRewardManag
         ],
       },
       { instance_id: 4242, actions: ['I think it is Lyon.', '<answer>Lyon</answer>'] },
+      // Longer than FUSEBOX_RETRIEVE_MAX_QUERY_CHARS (4096): the model is told, and may ask again.
+      { instance_id: 4242, actions: [`<search>${'capital '.repeat(600)}</search>`] },
     ];
     const { stdout, stderr } = await promisify(execFile)(
       '/usr/bin/python3',
@@ -87,7 +89,7 @@ describe("a search task through verl's swedev client (the seed's HTTPRewardManag
       },
     );
     expect(stderr).toBe('');
-    const [searchR1, r1Searcher, wrong] = stdout
+    const [searchR1, r1Searcher, wrong, tooLong] = stdout
       .trim()
       .split('\n')
       .map((line) => ({ ...(JSON.parse(line) as EpisodeResult), sid: /"sid": (\d+)/.exec(line)![1]! }));
@@ -105,6 +107,10 @@ describe("a search task through verl's swedev client (the seed's HTTPRewardManag
 
     expect(wrong!.observations[0]).toMatch(/^No query found\. Search with <search>/);
     expect(wrong!.reward).toBe(0);
+
+    expect(tooLong!.observations[0]).toBe(
+      'Search failed: a query may have at most 4096 characters (FUSEBOX_RETRIEVE_MAX_QUERY_CHARS); this one has 4799',
+    );
 
     const actions = await reader.action.findMany({
       where: { sessionId: searchR1!.sid },

@@ -81,6 +81,18 @@ describe('the shapes other templates produce', () => {
     });
   });
 
+  it('cuts a response of thousands of tool calls, or of newlines, in one pass', { timeout: 20_000 }, () => {
+    // Searching the rest for a missing `<think>` at each call, and `/\n+$/`: the old code took 43 s for these.
+    const calls = '<tool_call>{"name": "x", "arguments": {}}</tool_call>\n'.repeat(20_000);
+    expect(assistantBlocks(`${calls}done`).map((block) => block.kind)).toEqual([
+      ...Array<string>(20_000).fill('call'),
+      'text',
+    ]);
+    expect(assistantBlocks(`a${'\n'.repeat(200_000)}b\n\n`)).toEqual([
+      { kind: 'text', text: `a${'\n'.repeat(200_000)}b` },
+    ]);
+  });
+
   it('decodes arguments that were JSON-encoded twice', () => {
     expect(
       readToolCall('{"name": "code_interpreter", "arguments": "{\\"code\\": \\"print(1)\\"}"}', true).code,

@@ -34,7 +34,11 @@ const appended =
   (statement: (literal: string) => string): Placement =>
   (program, marker) => ({ code: `${program}\n${statement(JSON.stringify(`\n${marker}\n`))}\n`, files: {} });
 
-/** The last `main` in the program: the test's, since the model's code comes before it (or at its #<INSERT>). */
+/**
+ * The last `main` in the program: the test's, since the model's code comes before it (or at its #<INSERT>). Each
+ * pattern bounds its runs (a parameter list or a return type: 300 characters): unbounded, every
+ * `main(` the model wrote without a `)` would be scanned to the end of the program, quadratic in their number.
+ */
 function lastMatch(program: string, pattern: RegExp): RegExpExecArray | undefined {
   let last: RegExpExecArray | undefined;
   for (const match of program.matchAll(new RegExp(pattern.source, 'g'))) last = match;
@@ -68,7 +72,7 @@ const PLACEMENTS: Record<string, Placement> = {
   cpp: (program, marker) => {
     const code = intoMain(
       program,
-      /\bint\s+main\s*\([^)]*\)\s*\{/,
+      /\bint\s+main\s*\([^)]{0,300}\)\s*\{/,
       `#include <cstdio>\n#include <exception>\nstruct fusebox_completion_marker {\n  ~fusebox_completion_marker() {\n    if (std::uncaught_exceptions() == 0) { std::fflush(stdout); std::fputs(${JSON.stringify(`\n${marker}\n`)}, stdout); std::fflush(stdout); }\n  }\n};\n`,
       ' fusebox_completion_marker fusebox_completion_marker_; ',
     );
@@ -78,7 +82,7 @@ const PLACEMENTS: Record<string, Placement> = {
   rust: (program, marker) => {
     const code = intoMain(
       program,
-      /\bfn\s+main\s*\(\s*\)\s*(?:->[^{]+)?\{/,
+      /\bfn\s+main\s*\(\s*\)\s*(?:->[^{]{1,300})?\{/,
       '',
       ' let _fusebox_completion_marker = FuseboxCompletionMarker; ',
     );
@@ -108,7 +112,7 @@ const PLACEMENTS: Record<string, Placement> = {
   // The test's main becomes a method that the real main calls, then prints: System.exit never returns to it.
   java: (program, marker) => {
     const main =
-      /\b(?:public\s+)?static\s+(?:public\s+)?void\s+main\s*\(([^)]*)\)\s*(throws\s+[\w.,\s]+?)?\s*\{/;
+      /\b(?:public\s+)?static\s+(?:public\s+)?void\s+main\s*\(([^)]{0,300})\)\s*(throws\s+[\w.]+(?:\s*,\s*[\w.]+)*)?\s*\{/;
     const match = lastMatch(program, main);
     if (match === undefined) return undefined;
     const parameters = match[1] ?? '';

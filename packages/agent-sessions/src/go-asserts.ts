@@ -200,7 +200,8 @@ const REPORTER_IMPORTS = '\tfuseboxos "os"\n\tfuseboxstrconv "strconv"';
  * declaration). Without one the file does not compile, as the test would not have.
  */
 function withImports(solution: string): string {
-  const clause = /^[^\S\n]*package[^\S\n]+[A-Za-z_]\w*[^\S\n]*;?[^\S\n]*(?:\/\/[^\n]*)?$/m.exec(solution);
+  // One run of spaces on each side of the `;`: two runs side by side could split a long one every way.
+  const clause = /^[^\S\n]*package[^\S\n]+[A-Za-z_]\w*[^\S\n]*(?:;[^\S\n]*)?(?:\/\/[^\n]*)?$/m.exec(solution);
   if (clause === null) return solution;
   const end = clause.index + clause[0].length;
   return `${solution.slice(0, end)}\n\nimport (\n${REPORTER_IMPORTS}\n)\n${solution.slice(end)}`;

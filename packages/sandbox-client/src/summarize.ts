@@ -83,6 +83,9 @@ function step(result: CommandRunResult | null | undefined, category: RunCategory
   };
 }
 
+/** The text without its trailing newlines: a loop, since `/\n+$/` retries from each newline of a run. */
 function trimNewlines(text: string): string {
-  return text.replace(/\n+$/, '');
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x0a) end -= 1;
+  return text.slice(0, end);
 }

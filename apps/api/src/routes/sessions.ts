@@ -77,7 +77,7 @@ export async function registerAgentSessionRoutes(
       maxActions: env.FUSEBOX_SESSION_MAX_ACTIONS,
       onExpiryError: (error) => app.log.error({ err: error }, 'could not expire idle agent sessions'),
     },
-    corpusSessionSearch(options.searcher, options.searchLimiter),
+    corpusSessionSearch(options.searcher, options.searchLimiter, env.FUSEBOX_RETRIEVE_MAX_QUERY_CHARS),
   );
   app.addHook('onClose', () => sessions.close());
   await app.register((scope, _options, done) => {

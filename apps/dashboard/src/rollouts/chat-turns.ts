@@ -69,46 +69,73 @@ export function readToolCall(raw: string, closed: boolean): ToolCall {
  */
 export function assistantBlocks(text: string): Block[] {
   const blocks: Block[] = [];
-  const pushText = (piece: string) => {
-    if (piece.trim() !== '') blocks.push({ kind: 'text', text: piece.replace(/^\n+|\n+$/g, '') });
+  const pushText = (from: number, to: number) => {
+    const piece = text.slice(from, to);
+    if (piece.trim() !== '') blocks.push({ kind: 'text', text: withoutEdgeNewlines(piece) });
   };
-  let rest = text;
-  const orphanClose = rest.indexOf('</think>');
-  const firstOpen = rest.indexOf('<think>');
+  const next = nextTagFinder(text);
+  let at = 0;
+  const orphanClose = text.indexOf('</think>');
+  const firstOpen = text.indexOf('<think>');
   if (orphanClose >= 0 && (firstOpen < 0 || orphanClose < firstOpen)) {
-    blocks.push({ kind: 'think', text: rest.slice(0, orphanClose).trim(), closed: true });
-    rest = rest.slice(orphanClose + '</think>'.length);
+    blocks.push({ kind: 'think', text: text.slice(0, orphanClose).trim(), closed: true });
+    at = orphanClose + '</think>'.length;
   }
-  while (rest.length > 0) {
-    const think = rest.indexOf('<think>');
-    const call = rest.indexOf('<tool_call>');
+  while (at < text.length) {
+    const think = next('<think>', at);
+    const call = next('<tool_call>', at);
     if (think < 0 && call < 0) {
-      pushText(rest);
+      pushText(at, text.length);
       break;
     }
     if (think >= 0 && (call < 0 || think < call)) {
-      pushText(rest.slice(0, think));
-      const body = rest.slice(think + '<think>'.length);
-      const close = body.indexOf('</think>');
-      const nextCall = body.indexOf('<tool_call>');
+      pushText(at, think);
+      const body = think + '<think>'.length;
+      const close = next('</think>', body);
+      const nextCall = next('<tool_call>', body);
       if (close >= 0 && (nextCall < 0 || close < nextCall)) {
-        blocks.push({ kind: 'think', text: body.slice(0, close).trim(), closed: true });
-        rest = body.slice(close + '</think>'.length);
+        blocks.push({ kind: 'think', text: text.slice(body, close).trim(), closed: true });
+        at = close + '</think>'.length;
       } else {
-        const end = nextCall >= 0 ? nextCall : body.length;
-        blocks.push({ kind: 'think', text: body.slice(0, end).trim(), closed: false });
-        rest = body.slice(end);
+        const end = nextCall >= 0 ? nextCall : text.length;
+        blocks.push({ kind: 'think', text: text.slice(body, end).trim(), closed: false });
+        at = end;
       }
       continue;
     }
-    pushText(rest.slice(0, call));
-    const body = rest.slice(call + '<tool_call>'.length);
-    const close = body.indexOf('</tool_call>');
-    const raw = (close >= 0 ? body.slice(0, close) : body).trim();
+    pushText(at, call);
+    const body = call + '<tool_call>'.length;
+    const close = next('</tool_call>', body);
+    const raw = text.slice(body, close >= 0 ? close : text.length).trim();
     blocks.push({ kind: 'call', call: readToolCall(raw, close >= 0), response: null });
-    rest = close >= 0 ? body.slice(close + '</tool_call>'.length) : '';
+    at = close >= 0 ? close + '</tool_call>'.length : text.length;
   }
   return blocks;
+}
+
+/**
+ * Finds the next occurrence of a tag at or after a position that only moves forward, remembering each tag's last
+ * answer: with one kind of tag missing (no `<think>` among thousands of tool calls), searching again from each
+ * block would read the rest of the text once per block, quadratic in a response the model wrote.
+ */
+function nextTagFinder(text: string): (tag: string, from: number) => number {
+  const found = new Map<string, number>();
+  return (tag, from) => {
+    const known = found.get(tag);
+    if (known !== undefined && (known === -1 || known >= from)) return known;
+    const at = text.indexOf(tag, from);
+    found.set(tag, at);
+    return at;
+  };
+}
+
+/** The text without the newlines at its ends: loops, since `/\n+$/` retries from each newline of a run. */
+function withoutEdgeNewlines(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && text[start] === '\n') start += 1;
+  while (end > start && text[end - 1] === '\n') end -= 1;
+  return text.slice(start, end);
 }
 
 /**
