@@ -6,6 +6,7 @@ test('each page names its tab, so a row of dashboard tabs can be told apart', as
     ['/executions', 'Executions · Fusebox'],
     ['/sessions', 'Sessions · Fusebox'],
     ['/rollouts', 'Rollouts · Fusebox'],
+    ['/retrieval', 'Retrieval · Fusebox'],
     ['/sessions/12345', 'Session 12345 · Fusebox'],
   ] as const) {
     await page.goto(path);

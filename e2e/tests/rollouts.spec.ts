@@ -47,6 +47,7 @@ test('fusebox rollouts import loads a generated dump, and a second import adds n
   await expect(runs.getByRole('row', { name: /e2e-run/ })).toContainText(String(STEPS * SAMPLES_PER_STEP));
   await runs.getByRole('link', { name: 'e2e-run' }).click();
   await expect(page.getByRole('heading', { name: /Rollouts · e2e-run/ })).toBeVisible();
+  await expect(page).toHaveTitle('e2e-run · Rollout run · Fusebox');
   runId = /\/rollouts\/([0-9a-f-]{36})/.exec(page.url())![1]!;
   await expect(page.getByRole('img', { name: 'score over steps' })).toBeVisible();
   await expect(page.getByRole('table', { name: 'steps' }).getByRole('row')).toHaveCount(STEPS + 1);
@@ -55,6 +56,7 @@ test('fusebox rollouts import loads a generated dump, and a second import adds n
 
 test('n/p, N/P and j/k drive the browser, and the URL survives a reload', async ({ page }) => {
   await openBrowser(page, `/rollouts/${runId}/browse`);
+  await expect(page).toHaveTitle('e2e-run · Rollout samples · Fusebox');
   await expect(page).toHaveURL(/step=1/);
   await expect(page.getByRole('list', { name: 'samples' }).getByRole('listitem')).toHaveCount(
     SAMPLES_PER_STEP,

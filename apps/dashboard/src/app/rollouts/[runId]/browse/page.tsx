@@ -5,11 +5,18 @@ import { Loading } from '~/components/query-state';
 import { parseBrowserParams } from '~/rollouts/browser-params';
 import { prefetchBrowser } from '~/rollouts/prefetch-browser';
 import { RolloutBrowser } from '~/rollouts/rollout-browser';
+import { runPageMetadata } from '~/rollouts/run-page-metadata';
 import { serverTrpc } from '~/trpc/server';
 
 type SearchParams = Record<string, string | string[] | undefined>;
 
-export const metadata: Metadata = { title: 'Rollout samples' };
+export async function generateMetadata({
+  params,
+}: {
+  params: Promise<{ runId: string }>;
+}): Promise<Metadata> {
+  return runPageMetadata((await params).runId, 'Rollout samples');
+}
 
 export default async function BrowsePage({
   params,
