@@ -1,3 +1,6 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import {
   HUGE_LINE,
@@ -343,6 +346,30 @@ test('a comparison opened from a filtered list goes back to it with the filters 
   await expect(page).toHaveURL(/\/compare\?a=1(:|%3A)2&b=.*min=0\.5/);
   await page.getByRole('region', { name: 'sample A' }).getByRole('link', { name: 'open' }).click();
   await expect(page).toHaveURL(/\/browse\?step=1&line=2&sort=score_desc&min=0\.5/);
+});
+
+test('a prompt sampled once compares with its neighbour, and the page says they differ', async ({ page }) => {
+  const dir = await mkdtemp(join(tmpdir(), 'fusebox-e2e-once-'));
+  const line = (question: string) =>
+    JSON.stringify({ input: `user\n${question}\nassistant\n`, output: 'assistant\n42', score: 1, step: 1 });
+  await writeFile(join(dir, '1.jsonl'), `${line('What is 6 times 7?')}\n${line('What is 40 plus 2?')}\n`);
+  expect((await fusebox(['rollouts', 'import', dir, '--name', 'e2e-once'])).stderr).toBe('');
+  await page.goto('/rollouts');
+  await page.getByRole('table', { name: 'rollout runs' }).getByRole('link', { name: 'e2e-once' }).click();
+  await expect(page.getByRole('heading', { name: /Rollouts · e2e-once/ })).toBeVisible();
+  const onceId = /\/rollouts\/([0-9a-f-]{36})/.exec(page.url())![1]!;
+  await openBrowser(page, `/rollouts/${onceId}/browse?step=1&line=1`);
+  await page.getByRole('link', { name: 'Compare…' }).click();
+  await expect(page).toHaveURL(/a=1(:|%3A)1&b=1(:|%3A)2/);
+  await expect(page.getByRole('note')).toHaveText('A and B answer different prompts.');
+  await page.getByLabel('sample B: line').fill('1');
+  await page
+    .getByRole('form', { name: 'sample B: any sample' })
+    .getByRole('button', { name: 'Show' })
+    .click();
+  await expect(page.getByRole('note')).toHaveText(
+    'A and B are the same sample: pick another for either side above.',
+  );
 });
 
 test('unknown ids and a missing API show a clear state, never a blank page', async ({ page }) => {

@@ -124,7 +124,7 @@ export function CompareView({ runId }: { runId: string }) {
   );
 }
 
-/** The two responses as a line diff, A → B: what changed between two steps' answers to one prompt. */
+/** The two responses as a line diff, A → B, and a note when they are not two answers to one prompt. */
 function ResponseDiff({
   runId,
   a,
@@ -138,15 +138,30 @@ function ResponseDiff({
   // The columns asked for the same samples: these come from the cache.
   const left = useQuery(trpc.rollouts.sample.queryOptions({ runId, ...a }));
   const right = useQuery(trpc.rollouts.sample.queryOptions({ runId, ...b }));
+  const differ =
+    left.data && right.data
+      ? a.step === b.step && a.line === b.line
+        ? 'A and B are the same sample: pick another for either side above.'
+        : left.data.promptHash !== right.data.promptHash
+          ? 'A and B answer different prompts.'
+          : null
+      : null;
   // Kept mounted while another sample loads, so an open diff stays open.
   return (
-    <details className="compare-diff">
-      <summary>Text diff of the responses (A → B)</summary>
-      {left.data && right.data ? (
-        <TextDiff a={left.data.output} b={right.data.output} label="response diff" />
-      ) : (
-        <Loading what="the responses" />
-      )}
-    </details>
+    <>
+      {differ ? (
+        <p className="muted" role="note">
+          {differ}
+        </p>
+      ) : null}
+      <details className="compare-diff">
+        <summary>Text diff of the responses (A → B)</summary>
+        {left.data && right.data ? (
+          <TextDiff a={left.data.output} b={right.data.output} label="response diff" />
+        ) : (
+          <Loading what="the responses" />
+        )}
+      </details>
+    </>
   );
 }

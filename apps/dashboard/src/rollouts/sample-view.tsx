@@ -46,6 +46,10 @@ export function SampleView({ runId, step, line, params, onRawChange, scrollRef }
     const filters = browserSearch({ ...params, step: null, line: null });
     return `/rollouts/${runId}/compare?a=${step}:${line}&b=${otherStep}:${otherLine}${filters ? `&${filters}` : ''}`;
   };
+  const samePrompt = data.samePrompt[0];
+  // A prompt sampled once has no other answer to compare with: a neighbour beats the sample beside itself, and
+  // the compare page picks any other.
+  const neighbour = data.position?.next ?? data.position?.prev ?? null;
   return (
     <div className="sample-view">
       <header className="sample-header">
@@ -66,7 +70,16 @@ export function SampleView({ runId, step, line, params, onRawChange, scrollRef }
           />{' '}
           raw text
         </label>
-        <Link href={compareHref(data.samePrompt[0]?.step ?? step, data.samePrompt[0]?.line ?? line)}>
+        <Link
+          href={
+            samePrompt ? compareHref(samePrompt.step, samePrompt.line) : compareHref(step, neighbour ?? line)
+          }
+          title={
+            samePrompt
+              ? 'beside another sample of the same prompt'
+              : 'this prompt was sampled once in the run: beside the next sample of the list'
+          }
+        >
           Compare…
         </Link>
       </header>
