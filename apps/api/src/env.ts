@@ -109,6 +109,8 @@ export const envSchema = z.object({
     .enum(['bwrap', 'none'], { error: "expected 'bwrap' or 'none'" })
     .default('bwrap'),
   FUSEBOX_EXECUTOR_OUTPUT_LIMIT_BYTES: positiveInt(1024 * 1024),
+  /** What a /run_jupyter request's cells output together; the rest is dropped with a note. */
+  FUSEBOX_EXECUTOR_JUPYTER_OUTPUT_LIMIT_BYTES: positiveInt(8 * 1024 * 1024),
   FUSEBOX_EXECUTOR_MEMORY_CAP_MB: positiveInt(2048),
   FUSEBOX_EXECUTOR_DISK_LIMIT_MB: positiveInt(512),
   FUSEBOX_EXECUTOR_MAX_PROCESSES: positiveInt(512),

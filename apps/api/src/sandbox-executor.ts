@@ -23,6 +23,7 @@ export async function createServerExecutor(env: Env): Promise<Executor> {
       runCpuCores: env.FUSEBOX_EXECUTOR_RUN_CPU_CORES,
       isolation: env.FUSEBOX_EXECUTOR_ISOLATION,
       outputLimitBytes: env.FUSEBOX_EXECUTOR_OUTPUT_LIMIT_BYTES,
+      jupyterOutputLimitBytes: env.FUSEBOX_EXECUTOR_JUPYTER_OUTPUT_LIMIT_BYTES,
       memoryCapMB: env.FUSEBOX_EXECUTOR_MEMORY_CAP_MB,
       diskLimitMB: env.FUSEBOX_EXECUTOR_DISK_LIMIT_MB,
       maxProcesses: env.FUSEBOX_EXECUTOR_MAX_PROCESSES,

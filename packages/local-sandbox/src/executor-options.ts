@@ -52,6 +52,11 @@ export interface ExecutorOptions {
   isolation?: Isolation;
   /** Bytes of stdout and of stderr kept per step; the rest is dropped with a visible note. Default 1 MiB. */
   outputLimitBytes?: number;
+  /**
+   * Bytes a `/run_jupyter` request's cells output together (stdout, stderr, display data), each cell within
+   * `outputLimitBytes` per stream too; the rest is dropped with a visible note. Default 8 MiB.
+   */
+  jupyterOutputLimitBytes?: number;
   /** Memory of one sandbox, all its processes and files together (cgroup). Default 2048 MB. */
   memoryCapMB?: number;
   /** Size of one sandbox's writable space (its /tmp, which holds the working directory). Default 512 MB. */
@@ -238,6 +243,7 @@ export function resolveExecutorOptions(options: ExecutorOptions = {}): ResolvedE
     runCpuCores,
     isolation: options.isolation ?? 'bwrap',
     outputLimitBytes: count('outputLimitBytes', MB),
+    jupyterOutputLimitBytes: count('jupyterOutputLimitBytes', 8 * MB),
     memoryCapMB: count('memoryCapMB', 2048),
     diskLimitMB: count('diskLimitMB', 512),
     maxProcesses: count('maxProcesses', 512),

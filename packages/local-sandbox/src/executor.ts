@@ -223,6 +223,7 @@ export class Executor {
     const interpreters = {
       pool: this.#interpreterPool,
       outputLimitBytes: this.options.outputLimitBytes,
+      requestOutputLimitBytes: this.options.jupyterOutputLimitBytes,
       fetchLimitBytes: this.options.fetchLimitBytes,
     };
     return this.#track(signal, async (aborted) => {

@@ -2,6 +2,7 @@ import type { JupyterCell, RunJupyterRequest, RunJupyterResponse } from '@fusebo
 import type { SandboxPool } from '../sandbox-pool';
 import { fetchFiles, resolveFetchPaths, writeFiles } from '../workdir-files';
 import { type CellResult, Interpreter } from './interpreter';
+import { JupyterOutputBudget } from './jupyter-output-budget';
 
 /**
  * SandboxFusion's kernel counts its own health-check cell as `In [1]`, so the request's first cell is `In [2]`;
@@ -23,7 +24,12 @@ export interface JupyterOutcome {
  */
 export async function runJupyterRequest(
   request: RunJupyterRequest,
-  interpreters: { pool: SandboxPool; outputLimitBytes: number; fetchLimitBytes: number },
+  interpreters: {
+    pool: SandboxPool;
+    outputLimitBytes: number;
+    requestOutputLimitBytes: number;
+    fetchLimitBytes: number;
+  },
   { signal }: { signal?: AbortSignal } = {},
 ): Promise<JupyterOutcome> {
   const started = performance.now();
@@ -38,6 +44,7 @@ export async function runJupyterRequest(
       firstCell: FIRST_CELL,
     });
     const cells: JupyterCell[] = [];
+    const budget = new JupyterOutputBudget(interpreters.requestOutputLimitBytes);
     let outputTruncated = false;
     /** The cell that timed out or crashed the interpreter, which ends the request. */
     let ending: CellResult | undefined;
@@ -52,13 +59,15 @@ export async function runJupyterRequest(
         const timedOut = response('Failed', performance.now() - started, 'TimeLimitExceeded', [], {});
         return { response: starvedOr(timedOut, result.starved), outputTruncated };
       }
-      cells.push({
-        stdout: result.stdout,
-        stderr: result.stderr,
-        display: result.display,
-        error: result.error,
-      });
-      outputTruncated ||= result.outputTruncated;
+      cells.push(
+        budget.spend({
+          stdout: result.stdout,
+          stderr: result.stderr,
+          display: result.display,
+          error: result.error,
+        }),
+      );
+      outputTruncated ||= result.outputTruncated || budget.cut;
       if (result.status === 'timeout' || result.status === 'died') {
         ending = result;
         break;

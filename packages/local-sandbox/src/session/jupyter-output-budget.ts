@@ -1,0 +1,55 @@
+import type { JupyterCell } from '@fusebox/sandbox-client/protocol';
+import { withoutPartialCharacter } from '../decode-output';
+
+/**
+ * What a `/run_jupyter` request's cells may output together, spent by each cell's stdout, stderr and display
+ * data in turn. Each stream of each cell is capped on its own already, but a request may hold a thousand cells:
+ * uncapped as a whole, one answer could reach gigabytes that the server holds, records and sends. Output past
+ * the budget is dropped with a note, as output past a stream's cap is.
+ */
+export class JupyterOutputBudget {
+  readonly #limit: number;
+  #left: number;
+  #cut = false;
+
+  constructor(limitBytes: number) {
+    this.#limit = limitBytes;
+    this.#left = limitBytes;
+  }
+
+  /** Whether some cell's output was dropped for the budget. */
+  get cut(): boolean {
+    return this.#cut;
+  }
+
+  /** The cell with what still fits of its output; display data is kept whole or not at all. */
+  spend(cell: JupyterCell): JupyterCell {
+    const stdout = this.#text(cell.stdout);
+    const stderr = this.#text(cell.stderr);
+    const displayBytes = cell.display.length === 0 ? 0 : Buffer.byteLength(JSON.stringify(cell.display));
+    let display = cell.display;
+    if (displayBytes <= this.#left) {
+      this.#left -= displayBytes;
+    } else {
+      this.#cut = true;
+      display = [{ 'text/plain': `[Fusebox: display data dropped: ${this.#note(displayBytes)}]` }];
+    }
+    return { ...cell, stdout, stderr, display };
+  }
+
+  #text(text: string): string {
+    const bytes = Buffer.byteLength(text);
+    if (bytes <= this.#left) {
+      this.#left -= bytes;
+      return text;
+    }
+    this.#cut = true;
+    const kept = withoutPartialCharacter(Buffer.from(text).subarray(0, this.#left));
+    this.#left -= kept.length;
+    return `${kept.toString('utf8')}\n[Fusebox: output truncated: ${this.#note(bytes - kept.length)}]\n`;
+  }
+
+  #note(droppedBytes: number): string {
+    return `${droppedBytes} bytes dropped (the cells of a request output ${this.#limit} bytes at most, FUSEBOX_EXECUTOR_JUPYTER_OUTPUT_LIMIT_BYTES)`;
+  }
+}
