@@ -52,7 +52,7 @@ async function runReplay(
   request: RunJupyterRequest,
 ): Promise<GatedRun & { cell: CellOutcome }> {
   const { executor, gate } = sandbox;
-  const outcome = await gate.run((signal) => executor.runJupyter(request, { signal }), {
+  const outcome = await gate.run((signal) => executor.runJupyter(request, { signal, lastCellOutput: true }), {
     signal: UNCANCELLED,
   });
   const execution = outcome.lost ? lostJupyterExecution(outcome.lost, outcome.timing) : outcome.execution;

@@ -214,10 +214,14 @@ export class Executor {
     });
   }
 
-  /** Runs a `/run_jupyter` request; rejects like {@link Executor.runCode}. */
+  /**
+   * Runs a `/run_jupyter` request; rejects like {@link Executor.runCode}. `lastCellOutput` keeps only the last
+   * cell's stdout, stderr and display (the others' errors stay): a session's replay of its earlier cells wants
+   * its new cell's output, which theirs must neither crowd out of the request's budget nor pile up beside.
+   */
   async runJupyter(
     input: RunJupyterRequestInput,
-    { signal }: { signal?: AbortSignal } = {},
+    { signal, lastCellOutput = false }: { signal?: AbortSignal; lastCellOutput?: boolean } = {},
   ): Promise<JupyterExecution> {
     const request = runJupyterRequestSchema.parse(input);
     const interpreters = {
@@ -231,7 +235,7 @@ export class Executor {
         this.#gate,
         async () => {
           try {
-            return await runJupyterRequest(request, interpreters, { signal: aborted });
+            return await runJupyterRequest(request, interpreters, { signal: aborted, lastCellOutput });
           } catch (error) {
             if (aborted.aborted) throw error;
             const message = error instanceof Error ? error.message : String(error);

@@ -30,7 +30,7 @@ export async function runJupyterRequest(
     requestOutputLimitBytes: number;
     fetchLimitBytes: number;
   },
-  { signal }: { signal?: AbortSignal } = {},
+  { signal, lastCellOutput = false }: { signal?: AbortSignal; lastCellOutput?: boolean } = {},
 ): Promise<JupyterOutcome> {
   const started = performance.now();
   const deadline = started + request.total_timeout * 1000;
@@ -48,7 +48,8 @@ export async function runJupyterRequest(
     let outputTruncated = false;
     /** The cell that timed out or crashed the interpreter, which ends the request. */
     let ending: CellResult | undefined;
-    for (const code of request.cells) {
+    for (const [index, code] of request.cells.entries()) {
+      const quiet = lastCellOutput && index < request.cells.length - 1;
       const remainingMs = deadline - performance.now();
       const cellLimited = request.cell_timeout > 0 && request.cell_timeout * 1000 < remainingMs;
       const result = await interpreter.run(code, {
@@ -59,15 +60,13 @@ export async function runJupyterRequest(
         const timedOut = response('Failed', performance.now() - started, 'TimeLimitExceeded', [], {});
         return { response: starvedOr(timedOut, result.starved), outputTruncated };
       }
+      const { stdout, stderr, display, error } = result;
       cells.push(
-        budget.spend({
-          stdout: result.stdout,
-          stderr: result.stderr,
-          display: result.display,
-          error: result.error,
-        }),
+        quiet
+          ? { stdout: '', stderr: '', display: [], error }
+          : budget.spend({ stdout, stderr, display, error }),
       );
-      outputTruncated ||= result.outputTruncated || budget.cut;
+      outputTruncated ||= (!quiet && result.outputTruncated) || budget.cut;
       if (result.status === 'timeout' || result.status === 'died') {
         ending = result;
         break;
