@@ -216,8 +216,8 @@ export class Executor {
 
   /**
    * Runs a `/run_jupyter` request; rejects like {@link Executor.runCode}. `lastCellOutput` keeps only the last
-   * cell's stdout, stderr and display (the others' errors stay): a session's replay of its earlier cells wants
-   * its new cell's output, which theirs must neither crowd out of the request's budget nor pile up beside.
+   * cell's stdout, stderr, display and errors: a session's replay of its earlier cells wants its new cell's
+   * output, which theirs must neither crowd out of the request's budget nor pile up beside.
    */
   async runJupyter(
     input: RunJupyterRequestInput,

@@ -1,3 +1,5 @@
+import { taggedSpans } from '@fusebox/input/tagged-spans';
+
 /**
  * The tool-call formats verl calls `hermes` and sglang calls `qwen25`: both are `<tool_call>{json}</tool_call>`.
  *
@@ -16,8 +18,8 @@ export type ParsedToolCall =
   | { ok: true; name: string; arguments: Record<string, unknown>; raw: string }
   | { ok: false; problem: string; raw: string };
 
-const TOOL_CALL = /<tool_call>(.*?)<\/tool_call>/gs;
 const START = '<tool_call>';
+const END = '</tool_call>';
 
 /**
  * Finds every `<tool_call>{"name": …, "arguments": {…}}</tool_call>` in an assistant message, in order, as verl's
@@ -34,13 +36,9 @@ export function parseToolCalls(
   _format: ToolCallFormat = 'hermes',
 ): { content: string; calls: ParsedToolCall[] } {
   if (!text.includes(START)) return { content: text, calls: [] };
-  const calls: ParsedToolCall[] = [];
-  let end = 0;
-  for (const match of text.matchAll(TOOL_CALL)) {
-    calls.push(parseOne(match[1] ?? ''));
-    end = match.index + match[0].length;
-  }
-  const unclosed = text.indexOf(START, end);
+  const spans = taggedSpans(text, START, END);
+  const calls: ParsedToolCall[] = spans.map((span) => parseOne(span.inner));
+  const unclosed = text.indexOf(START, spans.at(-1)?.end ?? 0);
   if (unclosed !== -1) {
     calls.push({
       ok: false,
@@ -48,7 +46,8 @@ export function parseToolCalls(
       raw: text.slice(unclosed),
     });
   }
-  return { content: text.replace(TOOL_CALL, ''), calls };
+  const content = spans.map((span, index) => text.slice(spans[index - 1]?.end ?? 0, span.start)).join('');
+  return { content: content + text.slice(spans.at(-1)?.end ?? 0), calls };
 }
 
 function parseOne(raw: string): ParsedToolCall {

@@ -44,4 +44,12 @@ describe('parseToolCalls (hermes / qwen25)', () => {
     });
     expect(parseToolCalls('#### 42')).toEqual({ content: '#### 42', calls: [] });
   });
+
+  it('reads a message the model filled with unclosed <tool_call>s in one pass', { timeout: 20_000 }, () => {
+    // A lazy regex scanned to the end from each of them, quadratic in their number.
+    const text = `a<tool_call>{"name": "x"}</tool_call>b${'<tool_call>'.repeat(200_000)}`;
+    const { content, calls } = parseToolCalls(text);
+    expect(content).toBe(`ab${'<tool_call>'.repeat(200_000)}`);
+    expect(calls.map((call) => call.ok)).toEqual([true, false]);
+  });
 });

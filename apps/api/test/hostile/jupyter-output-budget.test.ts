@@ -48,4 +48,26 @@ describe("a /run_jupyter request's cells that each print the output limit", { ti
     expect(cells[2]!.stderr).toMatch(/^b\n\[Fusebox: output truncated: 1048575 bytes dropped/);
     expect(cells.at(-1)!.stdout).toContain('FUSEBOX_EXECUTOR_JUPYTER_OUTPUT_LIMIT_BYTES');
   });
+
+  it("count their exceptions' messages too, keeping each error's name", async () => {
+    // An exception's message is in its evalue and its traceback: 2 MB a cell here, uncapped per cell.
+    const cell = 'raise ValueError("x" * 1000000)';
+    const { result, health } = await h.watch(() =>
+      h.post('/run_jupyter', {
+        cells: Array<string>(CELLS).fill(cell),
+        cell_timeout: 30,
+        total_timeout: 600,
+      }),
+    );
+    expect(healthProblem(health)).toBeUndefined();
+    expect(result.status).toBe(200);
+    expect(result.text.length).toBeLessThan(5 * MIB);
+    const { cells } = JSON.parse(result.text) as {
+      cells: { error: { ename: string; evalue: string; traceback: string[] }[] }[];
+    };
+    expect(cells.map((one) => one.error[0]?.ename)).toEqual(Array<string>(CELLS).fill('ValueError'));
+    expect(cells[0]!.error[0]!.evalue).toBe('x'.repeat(1000000));
+    expect(cells.at(-1)!.error[0]).toMatchObject({ traceback: [] });
+    expect(cells.at(-1)!.error[0]!.evalue).toMatch(/^\n\[Fusebox: output truncated: 1000000 bytes dropped/);
+  });
 });

@@ -1,9 +1,9 @@
-import type { JupyterCell } from '@fusebox/sandbox-client/protocol';
+import type { JupyterCell, JupyterCellError } from '@fusebox/sandbox-client/protocol';
 import { withoutPartialCharacter } from '../decode-output';
 
 /**
- * What a `/run_jupyter` request's cells may output together, spent by each cell's stdout, stderr and display
- * data in turn. Each stream of each cell is capped on its own already, but a request may hold a thousand cells:
+ * What a `/run_jupyter` request's cells may output together, spent by each cell's stdout, stderr, display data
+ * and errors in turn (an exception's message is as long as the code makes it). Each stream of each cell is capped on its own already, but a request may hold a thousand cells:
  * uncapped as a whole, one answer could reach gigabytes that the server holds, records and sends. Output past
  * the budget is dropped with a note, as output past a stream's cap is.
  */
@@ -22,10 +22,14 @@ export class JupyterOutputBudget {
     return this.#cut;
   }
 
-  /** The cell with what still fits of its output; display data is kept whole or not at all. */
+  /**
+   * The cell with what still fits of its output: display data whole or not at all, and errors whole or by their
+   * names and what fits of their messages (a name says how the cell ended: a crash is read from it).
+   */
   spend(cell: JupyterCell): JupyterCell {
     const stdout = this.#text(cell.stdout);
     const stderr = this.#text(cell.stderr);
+    const error = this.#errors(cell.error);
     const displayBytes = cell.display.length === 0 ? 0 : Buffer.byteLength(JSON.stringify(cell.display));
     let display = cell.display;
     if (displayBytes <= this.#left) {
@@ -34,7 +38,17 @@ export class JupyterOutputBudget {
       this.#cut = true;
       display = [{ 'text/plain': `[Fusebox: display data dropped: ${this.#note(displayBytes)}]` }];
     }
-    return { ...cell, stdout, stderr, display };
+    return { ...cell, stdout, stderr, display, error };
+  }
+
+  #errors(errors: JupyterCellError[]): JupyterCellError[] {
+    const bytes = errors.length === 0 ? 0 : Buffer.byteLength(JSON.stringify(errors));
+    if (bytes <= this.#left) {
+      this.#left -= bytes;
+      return errors;
+    }
+    this.#cut = true;
+    return errors.map((entry) => ({ ...entry, evalue: this.#text(entry.evalue), traceback: [] }));
   }
 
   #text(text: string): string {

@@ -63,7 +63,7 @@ export async function runJupyterRequest(
       const { stdout, stderr, display, error } = result;
       cells.push(
         quiet
-          ? { stdout: '', stderr: '', display: [], error }
+          ? { stdout: '', stderr: '', display: [], error: [] }
           : budget.spend({ stdout, stderr, display, error }),
       );
       outputTruncated ||= (!quiet && result.outputTruncated) || budget.cut;
