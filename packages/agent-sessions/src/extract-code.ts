@@ -39,54 +39,63 @@ function tagsLanguage(tag: string, language: Language): boolean {
   return tagged === language || (language === 'pytest' && tagged === 'python');
 }
 
+/** What `^` and `$` stand beside under a regex's `m` flag, as the fence rules were first written. */
+const LINE_TERMINATOR = /[\n\r\u2028\u2029]/g;
+
 /**
  * The complete fenced blocks of a text, in order, and the first opening fence after the last of them that is
  * never closed (a generation cut off by its stop token or its length limit), whose body runs to the end.
  *
- * A block opens at a fence line and closes at the next line that is the same fence alone; an opening fence with
- * no such line later is not a block, and the lines after it are read for blocks of their own. Each fence's
- * closing lines are listed first, so every opening finds its close in one step: a regex's lazy body instead
- * scans to the end from every unclosed fence, quadratic in a text the model filled with them.
+ * A fence line starts after any line terminator; an opening fence's body starts after the next newline, and
+ * its block closes at the next line that is the same fence alone. An opening fence with no such line later is
+ * not a block, and the lines after it are read for blocks of their own. Each fence's closing lines are listed
+ * first, so every opening finds its close in one step: a regex's lazy body instead scans to the end from every
+ * unclosed fence, quadratic in a text the model filled with them.
  */
 function fencedBlocks(text: string): { blocks: Block[]; unclosed: Block | undefined } {
-  const lines = text.split('\n');
-  const starts: number[] = [];
+  const starts = [0, ...[...text.matchAll(LINE_TERMINATOR)].map((match) => match.index + 1)];
+  const line = (index: number) => text.slice(starts[index], (starts[index + 1] ?? text.length + 1) - 1);
   const closings = new Map<string, number[]>();
-  let offset = 0;
-  lines.forEach((line, index) => {
-    starts.push(offset);
-    offset += line.length + 1;
-    const fence = FENCE_ALONE.exec(line)?.[1];
+  starts.forEach((_, index) => {
+    const fence = FENCE_ALONE.exec(line(index))?.[1];
     if (fence === undefined) return;
     const list = closings.get(fence);
     if (list) list.push(index);
     else closings.set(fence, [index]);
   });
-  // Per fence, how many of its closing lines are behind the scan: openings are met in order, so each only moves on.
+  // Openings are met in order and their bodies start in order, so each of these only moves forward.
   const passed = new Map<string, number>();
-  const closingAfter = (fence: string, line: number): number | undefined => {
+  const closingFrom = (fence: string, offset: number): number | undefined => {
     const list = closings.get(fence) ?? [];
     let at = passed.get(fence) ?? 0;
-    while (at < list.length && list[at]! <= line) at += 1;
+    while (at < list.length && starts[list[at]!]! < offset) at += 1;
     passed.set(fence, at);
     return list[at];
+  };
+  let newline = -2;
+  const newlineFrom = (offset: number): number => {
+    if (newline !== -1 && newline < offset) newline = text.indexOf('\n', offset);
+    return newline;
   };
 
   const blocks: Block[] = [];
   let unclosed: Block | undefined;
-  // The last line has no newline after it, so it cannot open a block.
-  for (let line = 0; line < lines.length - 1; line += 1) {
-    const opening = OPENING_FENCE.exec(lines[line]!);
+  for (let index = 0; index < starts.length; index += 1) {
+    const opening = OPENING_FENCE.exec(line(index));
     if (!opening) continue;
     const [, fence = '', tag = ''] = opening;
-    const closing = closingAfter(fence, line);
+    // The body starts after the newline that ends the opening line; without one there is no block.
+    const openingEnd = newlineFrom(starts[index]!);
+    if (openingEnd === -1) break;
+    const body = openingEnd + 1;
+    const closing = closingFrom(fence, body);
     if (closing === undefined) {
-      unclosed ??= { tag, body: text.slice(starts[line + 1]) };
+      unclosed ??= { tag, body: text.slice(body) };
       continue;
     }
-    blocks.push({ tag, body: text.slice(starts[line + 1], starts[closing]) });
+    blocks.push({ tag, body: text.slice(body, starts[closing]) });
     unclosed = undefined;
-    line = closing;
+    index = closing;
   }
   return { blocks, unclosed };
 }

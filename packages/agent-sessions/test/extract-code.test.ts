@@ -32,6 +32,11 @@ describe('which code an action runs', () => {
     expect(extractCode('```python\nx = 1\n~~~\nprint(2)\n~~~\n', 'python')).toBe('print(2)\n');
   });
 
+  it("starts fence lines after a lone CR or U+2028 as well, as the rules' first regex did", () => {
+    expect(extractCode('```python\r\r\nprint(1)\r\r\n```\r\r\n', 'python')).toBe('print(1)\r\n');
+    expect(extractCode('```python\nprint(1)\n```\u2028', 'python')).toBe('print(1)\n');
+  });
+
   it('reads an action the model filled with unclosed fences in one pass', { timeout: 20_000 }, () => {
     // The lazy regex this replaced scanned to the end from every unclosed fence: 10.8 s for 100 kB of them,
     // about a minute for this 250 kB, while the server's event loop (every other rollout) waited.
@@ -40,6 +45,9 @@ describe('which code an action runs', () => {
     expect(extractCode(`${fences}\`\`\`python\nprint(1)\n`, 'python')).toBe(
       `${fences}\`\`\`python\nprint(1)\n`,
     );
+    // Openings on lines a CR starts, all waiting for the one newline at the end.
+    const crFences = `${'```x\r'.repeat(50_000)}\n`;
+    expect(extractCode(crFences, 'python')).toBe(crFences);
   });
 });
 
