@@ -8,7 +8,7 @@ import { MAX_TERM_LENGTH, words } from './search-terms';
  *   any text typed with punctuation, must also appear verbatim, ignoring case.
  * - `score<=0`, `turns>3`, `chars>=2000`, `tool_calls:0`, `tool_errors>0`, `step>=50`: the importer's numbers per sample
  *   (`length` is `chars`). `acc:true`, `data_source:"openai/gsm8k"`, `pred!=7`, `reward>0.5`: the dump's extra
- *   fields, `:` and `=` comparing the value as text (a value with `*` as a pattern: `data_source:*gsm*`),
+ *   fields, `:` and `=` comparing the value as text (a value with `*` as a pattern: `data_source:*gsm*`; quoted, as written),
  *   `< <= > >=` as a number; `extra.NAME` names an extra field whatever it is called.
  * - Terms side by side must all hold; `OR` between them, `NOT` or `-` before one, parentheses to group. The
  *   operators are upper case: `not` and `or` are words to find.
@@ -19,7 +19,7 @@ import { MAX_TERM_LENGTH, words } from './search-terms';
 export type SampleQuery =
   | { kind: 'word'; word: string }
   | { kind: 'phrase'; text: string }
-  | { kind: 'field'; field: QueryField; op: Comparison; value: string }
+  | { kind: 'field'; field: QueryField; op: Comparison; value: string; pattern: boolean }
   | { kind: 'not'; node: SampleQuery }
   | { kind: 'and' | 'or'; nodes: SampleQuery[] };
 
@@ -49,8 +49,8 @@ interface Token {
   kind: 'open' | 'close' | 'and' | 'or' | 'not' | 'text' | 'quoted' | 'field';
   text: string;
   column: number;
-  /** For a field token: the field, comparison and value. */
-  field?: { field: QueryField; op: Comparison; value: string };
+  /** For a field token: the field, comparison and value, and whether the value is a `*` pattern. */
+  field?: { field: QueryField; op: Comparison; value: string; pattern: boolean };
 }
 
 /**
@@ -264,13 +264,20 @@ function wordToken(word: string, column: number, knownFields: ReadonlySet<string
   const field = match ? fieldNamed(match[1]!, knownFields) : null;
   if (match === null || field === null) return { kind: 'text', text: word, column };
   let value = match[3]!;
-  if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+  // A quoted value is compared as written, stars and all.
+  const quoted = value.length >= 2 && value.startsWith('"') && value.endsWith('"');
+  if (quoted) value = value.slice(1, -1);
   else if (value === '') throw new SampleQueryError(`“${word}” at column ${column} compares with nothing`);
   const op: Comparison = match[2] === ':' ? '=' : (match[2] as Comparison);
   const numeric = 'builtin' in field || (op !== '=' && op !== '!=');
   if (numeric && !Number.isFinite(Number(value)))
     throw new SampleQueryError(`“${word}” at column ${column}: ${match[1]} compares with a number`);
-  return { kind: 'field', text: word, column, field: { field, op, value } };
+  return {
+    kind: 'field',
+    text: word,
+    column,
+    field: { field, op, value, pattern: !quoted && value.includes('*') },
+  };
 }
 
 function fieldNamed(name: string, knownFields: ReadonlySet<string>): QueryField | null {

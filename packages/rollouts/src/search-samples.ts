@@ -460,11 +460,11 @@ function longestCaselessRun(text: string): string {
   );
 }
 
-function fieldSql({ field, op, value }: Extract<SampleQuery, { kind: 'field' }>): Prisma.Sql {
+function fieldSql({ field, op, value, pattern }: Extract<SampleQuery, { kind: 'field' }>): Prisma.Sql {
   const operator = Prisma.raw(op === '!=' ? 'IS DISTINCT FROM' : op);
   if ('builtin' in field) return Prisma.sql`${BUILTIN_COLUMNS[field.builtin]} ${operator} ${Number(value)}`;
   if (op === '=' || op === '!=') {
-    const matches = extraTextMatches(Prisma.sql`s."extras"`, field.extra, value);
+    const matches = extraTextMatches(Prisma.sql`s."extras"`, field.extra, value, { pattern });
     return op === '=' ? matches : Prisma.sql`(${matches}) IS NOT TRUE`;
   }
   return Prisma.sql`${numericField(field.extra)} ${operator} ${Number(value)}`;

@@ -55,21 +55,26 @@ describe('the query box', () => {
   });
 
   it('reads comparisons of builtin numbers and of the run’s extra fields, and leaves other text alone', () => {
-    expect(parse('score<=0')).toEqual({ kind: 'field', field: { builtin: 'score' }, op: '<=', value: '0' });
-    expect(parse('length>2000')).toEqual({
+    const field = (
+      name: { builtin: string } | { extra: string },
+      op: string,
+      value: string,
+      pattern = false,
+    ) => ({
       kind: 'field',
-      field: { builtin: 'chars' },
-      op: '>',
-      value: '2000',
+      field: name,
+      op,
+      value,
+      pattern,
     });
-    expect(parse('acc:true')).toEqual({ kind: 'field', field: { extra: 'acc' }, op: '=', value: 'true' });
-    expect(parse('data_source:"openai/gsm8k"')).toEqual({
-      kind: 'field',
-      field: { extra: 'data_source' },
-      op: '=',
-      value: 'openai/gsm8k',
-    });
-    expect(parse('extra.pred!=7')).toEqual({ kind: 'field', field: { extra: 'pred' }, op: '!=', value: '7' });
+    expect(parse('score<=0')).toEqual(field({ builtin: 'score' }, '<=', '0'));
+    expect(parse('length>2000')).toEqual(field({ builtin: 'chars' }, '>', '2000'));
+    expect(parse('acc:true')).toEqual(field({ extra: 'acc' }, '=', 'true'));
+    expect(parse('data_source:"openai/gsm8k"')).toEqual(field({ extra: 'data_source' }, '=', 'openai/gsm8k'));
+    expect(parse('extra.pred!=7')).toEqual(field({ extra: 'pred' }, '!=', '7'));
+    // A star makes a pattern; quoted, it is a star.
+    expect(parse('acc:t*')).toEqual(field({ extra: 'acc' }, '=', 't*', true));
+    expect(parse('acc:"t*"')).toEqual(field({ extra: 'acc' }, '=', 't*'));
     // Not a field of this run: code to find.
     expect(parse('x=1')).toEqual({
       kind: 'and',

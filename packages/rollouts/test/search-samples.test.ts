@@ -362,6 +362,8 @@ describe('searchSamples', () => {
       // Without a star the value is exact; a sample without the field is not one of them.
       expect(await lines('data_source:math')).toEqual([]);
       expect(await lines('data_source!=math*')).toEqual([1, 4, 5]);
+      // Quoted, a star is a star.
+      expect(await lines('data_source:"math*"')).toEqual([]);
     });
 
     it('is the same pattern in the filter bar', async () => {
