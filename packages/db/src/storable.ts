@@ -10,8 +10,8 @@ export function storableText(text: string): string {
 }
 
 /**
- * A JSON value a `jsonb` column holds: each string in it, keys too, made storable. Values that need no change
- * come back as they are.
+ * A copy of a JSON value that a `jsonb` column holds: each string in it, keys too, made storable. Two keys that
+ * differ only where U+FFFD now stands become one, the later value kept.
  *
  * @example
  * data: { rewardDetail: storableJson(outcomes) }
