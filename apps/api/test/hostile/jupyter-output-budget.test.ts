@@ -18,26 +18,31 @@ afterAll(async () => {
   await h?.stop();
 });
 
+interface Cell {
+  stdout: string;
+  stderr: string;
+  error: { ename: string; evalue: string; traceback: string[] }[];
+}
+
+/** Runs CELLS copies of `cell` in one request while the server is pinged; the answer, after the common checks. */
+async function runCells(cell: string): Promise<{ status: string; cells: Cell[] }> {
+  const { result, health } = await h.watch(() =>
+    h.post('/run_jupyter', { cells: Array<string>(CELLS).fill(cell), cell_timeout: 30, total_timeout: 600 }),
+  );
+  expect(healthProblem(health)).toBeUndefined();
+  expect(result.status).toBe(200);
+  // Each case writes 24 MiB or more; the budget keeps 4 MiB and the notes.
+  expect(result.text.length).toBeLessThan(5 * MIB);
+  const answer = JSON.parse(result.text) as { status: string; cells: Cell[] };
+  expect(answer.cells).toHaveLength(CELLS);
+  return answer;
+}
+
 describe("a /run_jupyter request's cells that each print the output limit", { timeout: 300_000 }, () => {
   it('answer within the budget of the whole request, the rest dropped with a note', async () => {
     const cell = `import sys\nn = sys.stdout.write("é" * ${MIB / 2})\nn = sys.stderr.write("b" * ${MIB})`;
-    const { result, health } = await h.watch(() =>
-      h.post('/run_jupyter', {
-        cells: Array<string>(CELLS).fill(cell),
-        cell_timeout: 30,
-        total_timeout: 600,
-      }),
-    );
-    expect(healthProblem(health)).toBeUndefined();
-    expect(result.status).toBe(200);
-    // Without the budget: 24 MiB of output. With it, 4 MiB and the notes.
-    expect(result.text.length).toBeLessThan(5 * MIB);
-    const { status, cells } = JSON.parse(result.text) as {
-      status: string;
-      cells: { stdout: string; stderr: string }[];
-    };
+    const { status, cells } = await runCells(cell);
     expect(status).toBe('Success');
-    expect(cells).toHaveLength(CELLS);
     // Two cells fit whole (2 MiB each); the byte left would cut the third's first character, so none is kept.
     expect(cells[0]!.stdout).toBe('é'.repeat(MIB / 2));
     expect(cells[1]!.stderr).toBe('b'.repeat(MIB));
@@ -52,19 +57,7 @@ describe("a /run_jupyter request's cells that each print the output limit", { ti
   it("count their exceptions' messages too, keeping each error's name", async () => {
     // An exception's message is in its evalue and its traceback: 2 MB a cell here, uncapped per cell.
     const cell = 'raise ValueError("x" * 1000000)';
-    const { result, health } = await h.watch(() =>
-      h.post('/run_jupyter', {
-        cells: Array<string>(CELLS).fill(cell),
-        cell_timeout: 30,
-        total_timeout: 600,
-      }),
-    );
-    expect(healthProblem(health)).toBeUndefined();
-    expect(result.status).toBe(200);
-    expect(result.text.length).toBeLessThan(5 * MIB);
-    const { cells } = JSON.parse(result.text) as {
-      cells: { error: { ename: string; evalue: string; traceback: string[] }[] }[];
-    };
+    const { cells } = await runCells(cell);
     expect(cells.map((one) => one.error[0]?.ename)).toEqual(Array<string>(CELLS).fill('ValueError'));
     expect(cells[0]!.error[0]!.evalue).toBe('x'.repeat(1000000));
     expect(cells.at(-1)!.error[0]).toMatchObject({ traceback: [] });
