@@ -24,7 +24,7 @@ export class JupyterOutputBudget {
 
   /**
    * The cell with what still fits of its output: display data whole or not at all, and errors whole or by their
-   * names and what fits of their messages (a name says how the cell ended: a crash is read from it).
+   * names (a name says how the cell ended: a crash is read from it) and what fits of their messages.
    */
   spend(cell: JupyterCell): JupyterCell {
     const stdout = this.#text(cell.stdout);
@@ -48,7 +48,12 @@ export class JupyterOutputBudget {
       return errors;
     }
     this.#cut = true;
-    return errors.map((entry) => ({ ...entry, evalue: this.#text(entry.evalue), traceback: [] }));
+    // Rebuilt from the two fields: the code chooses the name and any other key too.
+    return errors.map((entry) => ({
+      ename: shortName(entry.ename),
+      evalue: this.#text(entry.evalue),
+      traceback: [],
+    }));
   }
 
   #text(text: string): string {
@@ -66,4 +71,12 @@ export class JupyterOutputBudget {
   #note(droppedBytes: number): string {
     return `${droppedBytes} bytes dropped (the cells of a request output ${this.#limit} bytes at most, FUSEBOX_EXECUTOR_JUPYTER_OUTPUT_LIMIT_BYTES)`;
   }
+}
+
+/** Bytes of an error's name kept past the budget: a class name, not the megabyte one the code can give it. */
+const NAME_LIMIT_BYTES = 256;
+
+function shortName(name: string): string {
+  if (Buffer.byteLength(name) <= NAME_LIMIT_BYTES) return name;
+  return `${withoutPartialCharacter(Buffer.from(name).subarray(0, NAME_LIMIT_BYTES)).toString('utf8')}…`;
 }
