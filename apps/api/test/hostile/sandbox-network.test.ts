@@ -48,14 +48,19 @@ function hostReaches(target: { port: number } | { path: string }): Promise<boole
   });
 }
 
-/** Python: `tcp(host, port)` tries a TCP connection (2 s at most) and answers "connected" or the errno's name. */
+/**
+ * Python: `tcp(host, port)` tries a TCP connection (2 s at most) and answers "connected", "self-connected" or the
+ * errno's name. A connect to a port of the ephemeral range with nobody listening can, about once in 25,000 tries,
+ * be given that very port as its source and open to itself (TCP simultaneous open): nobody answered, so it is told
+ * apart from a real connection.
+ */
 const TCP = `
 def tcp(host, port, family=socket.AF_INET):
     with socket.socket(family, socket.SOCK_STREAM) as s:
         s.settimeout(2)
         try:
             s.connect((host, port))
-            return "connected"
+            return "self-connected" if s.getsockname() == s.getpeername() else "connected"
         except socket.timeout:
             return "timeout"
         except OSError as error:
@@ -89,7 +94,7 @@ with socket.socket() as server:
 `,
     );
     for (const service of Object.keys(services)) {
-      expect(result[service], service).toBe('ECONNREFUSED');
+      expect(result[service], service).toMatch(/^(ECONNREFUSED|self-connected)$/);
       expect(result[`${service}_v6`], service).toMatch(/^(ECONNREFUSED|EADDRNOTAVAIL|ENETUNREACH)$/);
     }
     for (const away of ['metadata', 'internet', 'internet_v6'])
@@ -199,7 +204,8 @@ result["siocgifflags"] = attempt(lambda: fcntl.ioctl(socket.socket(), 0x8913, re
 
   it("cannot reach a concurrent run's loopback listener or abstract socket, while it reaches its own", async () => {
     const h = probes.server();
-    const port = 40000 + (process.pid % 20000);
+    // Below the ephemeral range (32768 and up), so that the neighbour's many tries cannot connect to themselves.
+    const port = 20000 + (process.pid % 10000);
     const marker = (n: number) => `fusebox-hostile-neighbour-${n}-${process.pid}`;
     const listen = `${TCP}
 import threading
