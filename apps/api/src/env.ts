@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseDatabaseUrl } from '@fusebox/db/database-url';
 import { portSetting as port, readEnvironment } from '@fusebox/input';
+import type { JsonLimits } from './input/json-scan';
 import { DEFAULT_SANDBOX_UID_BASE, DEFAULT_SANDBOX_UID_BLOCK } from '@fusebox/local-sandbox/executor-options';
 
 const positiveInt = (fallback: number) =>
@@ -160,6 +161,11 @@ export const envSchema = z.object({
   FUSEBOX_MAX_BODY_BYTES: positiveInt(16 * 1024 * 1024),
   /** JSON bodies (and tRPC inputs) nested deeper than this are refused before they are parsed. */
   FUSEBOX_MAX_JSON_DEPTH: positiveInt(64),
+  /**
+   * Values and keys of one JSON body (and tRPC input), counted before it is parsed: parsing holds up every other
+   * request for time that grows with them (20,000 distinct keys: 7 ms). The entry limits below fit well within.
+   */
+  FUSEBOX_MAX_JSON_VALUES: positiveInt(10_000),
   /** Entries of a request's `files`, and of its `fetch_files`, each (/run_code, /run_jupyter, sessions). */
   FUSEBOX_MAX_FILES: positiveInt(1000),
   /** Cells of one /run_jupyter request. */
@@ -183,6 +189,11 @@ export const envSchema = z.object({
   FUSEBOX_AGENT_OBSERVATION_MAX_CHARS: positiveInt(8192),
   /** Actions one agent session takes at most; one more answers 409 FUSEBOX_SESSION_ACTION_LIMIT. */
   FUSEBOX_SESSION_MAX_ACTIONS: positiveInt(1000),
+  /**
+   * Bytes of code a stateful agent session's state holds (its actions' code since the state was last lost, which
+   * each test of its reward replays); an action that would bring it past answers 409 FUSEBOX_SESSION_CODE_LIMIT.
+   */
+  FUSEBOX_SESSION_MAX_CODE_BYTES: positiveInt(4 * 1024 * 1024),
   /** Actions per page of a session's timeline in the dashboard (and errors shown). */
   FUSEBOX_DASHBOARD_ACTIONS_PAGE: positiveInt(50),
   /** Characters of an action's content, code and observation on the timeline; more is cut, with a way to see it. */
@@ -231,6 +242,11 @@ export const envSchema = z.object({
 });
 
 export type Env = z.infer<typeof envSchema>;
+
+/** The limits every JSON body is scanned against before it is parsed. */
+export function jsonLimits(env: Env): JsonLimits {
+  return { maxDepth: env.FUSEBOX_MAX_JSON_DEPTH, maxValues: env.FUSEBOX_MAX_JSON_VALUES };
+}
 
 /** Reads and validates the environment; empty strings count as unset, as shells often export them so. */
 export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {

@@ -14,6 +14,7 @@ import {
   isDatabaseUnavailable,
 } from '@fusebox/db/database-unavailable';
 import { requireBearerToken } from './auth';
+import { jsonLimits } from './env';
 import { localExecutionGate } from './execution-gate';
 import { loggerOptions } from './logger';
 import { registerOpenApiRoute } from './openapi';
@@ -113,7 +114,7 @@ export async function buildServer(services: Services, options: ServerOptions = {
   }
 
   await app.register(async (scope) => {
-    guardTrpcRequests(scope, { maxJsonDepth: services.env.FUSEBOX_MAX_JSON_DEPTH });
+    guardTrpcRequests(scope, jsonLimits(services.env));
     const context = trpcContext(services);
     await scope.register(fastifyTRPCPlugin, {
       prefix: '/trpc',

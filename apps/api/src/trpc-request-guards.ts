@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { describeUnsupportedMediaType, isJsonContentType } from './input/json-content-type';
-import { describeTooDeep, jsonTooDeep } from './input/json-depth';
+import { type JsonLimits, jsonLimitProblem } from './input/json-scan';
 
 /** Answers a refusal in tRPC's error shape, so the tRPC client reports it as it reports its own. */
 function refuse(reply: FastifyReply, httpStatus: number, code: TRPC_ERROR_CODE_KEY, message: string) {
@@ -16,9 +16,9 @@ function refuse(reply: FastifyReply, httpStatus: number, code: TRPC_ERROR_CODE_K
 /**
  * Checks what reaches tRPC before tRPC reads it: a POST must be `application/json` (tRPC itself would take
  * `multipart/form-data`, which a web page can send cross-site), else 415; a body or an `input` query parameter
- * nested deeper than `maxJsonDepth` is refused with 400 before it is parsed.
+ * nested too deep or holding too many values is refused with 400 before it is parsed.
  */
-export function guardTrpcRequests(scope: FastifyInstance, limits: { maxJsonDepth: number }): void {
+export function guardTrpcRequests(scope: FastifyInstance, limits: JsonLimits): void {
   scope.addHook('onRequest', async (request, reply) => {
     if (request.method !== 'POST' || isJsonContentType(request.headers['content-type'])) return;
     return refuse(
@@ -31,8 +31,8 @@ export function guardTrpcRequests(scope: FastifyInstance, limits: { maxJsonDepth
   scope.addHook('preValidation', async (request, reply) => {
     const { input } = request.query as { input?: unknown };
     for (const text of [request.body, input]) {
-      const tooDeep = typeof text === 'string' ? jsonTooDeep(text, limits.maxJsonDepth) : undefined;
-      if (tooDeep) return refuse(reply, 400, 'BAD_REQUEST', describeTooDeep(tooDeep));
+      const problem = typeof text === 'string' ? jsonLimitProblem(text, limits) : undefined;
+      if (problem) return refuse(reply, 400, 'BAD_REQUEST', problem);
     }
   });
 }

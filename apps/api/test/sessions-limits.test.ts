@@ -43,6 +43,7 @@ describe('agent session limits and auth', () => {
         FUSEBOX_MAX_CONCURRENCY: '1',
         FUSEBOX_LIMITER_TIMEOUT_S: '0.5',
         FUSEBOX_SESSION_MAX_ACTIONS: '3',
+        FUSEBOX_SESSION_MAX_CODE_BYTES: '100',
       }),
     ]);
   });
@@ -149,6 +150,31 @@ describe('agent session limits and auth', () => {
       actions: 3,
       errors: 1,
     });
+  });
+
+  it('refuses an action past FUSEBOX_SESSION_MAX_CODE_BYTES of state code with 409, unrun, and keeps the session', async () => {
+    const sid = await startSession(saturated, BUILTIN.add);
+    expect(await act(saturated, sid, `x = "${'a'.repeat(60)}"`)).toBe('exit code 0');
+    // 66 bytes so far; 46 more (20 two-byte characters: 86 characters, but 112 bytes) is past 100.
+    const refused = await post(saturated, '/process_action', { sid, content: `y = "${'é'.repeat(20)}"` });
+    expect(refused).toMatchObject({ status: 409, body: { code: 'FUSEBOX_SESSION_CODE_LIMIT' } });
+    expect(refused.body.detail).toContain('112 bytes, more than 100 (FUSEBOX_SESSION_MAX_CODE_BYTES)');
+    // Shorter code is taken, on the state built before the refusal, which did not run.
+    expect(await act(saturated, sid, 'print(len(x), "y" in dir())')).toBe('60 False\nexit code 0');
+    const reader = saturatedDatabase.reader();
+    expect(
+      await reader.session.findUniqueOrThrow({
+        where: { id: sid },
+        select: { actionCount: true, errorCount: true },
+      }),
+    ).toEqual({ actionCount: 2, errorCount: 1 });
+    const events = await reader.sessionEvent.findMany({
+      where: { sessionId: sid },
+      select: { message: true },
+    });
+    expect(events.map((event) => event.message)).toEqual([
+      expect.stringMatching(/^409 .*FUSEBOX_SESSION_MAX_CODE_BYTES/) as string,
+    ]);
   });
 
   it('expires idle sessions: no more actions, but the reward can still be computed', async () => {

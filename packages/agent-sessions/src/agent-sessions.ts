@@ -7,6 +7,7 @@ import { computeReward, readTask, storedTask, storedTaskSelect, type StoredTask 
 import {
   ConcurrentActionError,
   SessionActionLimitError,
+  SessionCodeLimitError,
   SessionClosedError,
   SessionNotFoundError,
   SessionsFullError,
@@ -33,6 +34,8 @@ export interface AgentSessionSettings {
   maxObservationChars: number;
   /** Actions one session takes at most; one more is refused (409) and recorded against the session. */
   maxActions: number;
+  /** Bytes of code a stateful session's state holds at most (its tests replay it); past it, an action is refused. */
+  maxCodeBytes: number;
   /** Where failures of the background expiry go (the database was unreachable, say). */
   onExpiryError(error: unknown): void;
 }
@@ -200,6 +203,7 @@ export class AgentSessions {
     if (task.search) return this.#searchAct(live, content, task.search);
     const stateful = task.sessionMode === 'stateful';
     const code = extractCode(content, task.language);
+    if (stateful) this.#checkCodeLimit(live, code);
     const started = performance.now();
     const run = await runAction(this.#sandbox, live, code, this.#settings.idleTimeoutMs);
     const observation = describeAction(run.response, {
@@ -232,6 +236,15 @@ export class AgentSessions {
       }
     }
     return { content: observation.text };
+  }
+
+  /** Refuses (409) an action whose code would bring the state's code past the limit, before it runs. */
+  #checkCodeLimit(live: LiveSession, code: string): void {
+    let codeBytes = Buffer.byteLength(code);
+    for (const cell of live.cells) codeBytes += Buffer.byteLength(cell);
+    if (codeBytes > this.#settings.maxCodeBytes) {
+      throw new SessionCodeLimitError(live.id, this.#settings.maxCodeBytes, codeBytes);
+    }
   }
 
   /** A search task's action: its query searched (no code runs), stored like any action before it is answered. */

@@ -14,6 +14,7 @@ export {
   SessionApiError,
   type SessionApiErrorCode,
   SessionClosedError,
+  SessionCodeLimitError,
   SessionNotFoundError,
   SessionsFullError,
   TaskNotFoundError,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type FieldLimit, countedLimitProblems, fieldLimitProblems } from './field-limits';
-import { scanJson } from './json-depth';
+import { scanJson } from './json-scan';
 
 const LIMITS: FieldLimit[] = [
   { field: 'run_timeout', kind: 'number', max: 3600, setting: 'FUSEBOX_MAX_TIMEOUT_S' },
@@ -42,8 +42,8 @@ describe('fieldLimitProblems', () => {
 describe('countedLimitProblems', () => {
   it('judges entry limits from the counts of a scan, leaving numbers to the parsed body', () => {
     const text = JSON.stringify({ run_timeout: 1e300, files: { a: '', b: '', c: '' }, fetch_files: ['a'] });
-    expect(countedLimitProblems(scanJson(text, 64).entries, LIMITS)).toEqual([
-      { field: 'files', kind: 'dictionary', max: 2, received: 3, setting: 'FUSEBOX_MAX_FILES' },
-    ]);
+    expect(
+      countedLimitProblems(scanJson(text, { maxDepth: 64, maxValues: 1_000_000 }).entries, LIMITS),
+    ).toEqual([{ field: 'files', kind: 'dictionary', max: 2, received: 3, setting: 'FUSEBOX_MAX_FILES' }]);
   });
 });

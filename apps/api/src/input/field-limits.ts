@@ -1,4 +1,4 @@
-import type { FieldEntries } from './json-depth';
+import type { FieldEntries } from './json-scan';
 
 /**
  * A bound on one top-level field of a request body: how many entries an array or object may hold, or how large a
@@ -54,7 +54,7 @@ export function fieldLimitProblems(body: unknown, limits: readonly FieldLimit[])
  * with 100,000 `files` is refused without being parsed.
  *
  * @example
- * const scan = scanJson('{"cells": ["1", "2"]}', 64);
+ * const scan = scanJson('{"cells": ["1", "2"]}', { maxDepth: 64, maxValues: 100 });
  * countedLimitProblems(scan.entries, [{ field: 'cells', kind: 'entries', max: 1, setting: 'X' }]);
  * // [{ field: 'cells', kind: 'list', max: 1, received: 2, setting: 'X' }]
  */

@@ -15,7 +15,8 @@ import {
   isRetrievalError,
 } from '@fusebox/retrieval';
 import { z } from 'zod';
-import type { Env } from '../env';
+import { type Env, jsonLimits } from '../env';
+import { jsonLimitProblem } from '../input/json-scan';
 import { RetrieveCallRecorder } from '../retrieve-call-recorder';
 
 /** How long a client refused for want of a permit should wait. */
@@ -82,6 +83,11 @@ class RetrieveRefusal extends Error {
   }
 }
 
+/** A JSON body refused unparsed (too deep, or too many values), kept so that the refusal is recorded. */
+class UnparsedBody {
+  constructor(readonly problem: string) {}
+}
+
 /**
  * Search-R1's retrieval server, so verl's SearchTool (`retrieval_service_url: http://<fusebox>/retrieve`) and
  * Search-R1's rollout work unchanged: POST `{queries, topk, return_scores}` answers
@@ -108,6 +114,15 @@ export async function registerRetrieveRoutes(
 
   await app.register((scope, _options, done) => {
     scope.setErrorHandler((error: FastifyError, request, reply) => answerError(error, request, reply));
+    // Fastify's own JSON parser, once the body's text is known to be safe to parse.
+    const parseJson = scope.getDefaultJsonParser('error', 'error');
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      const problem = jsonLimitProblem(body as string, jsonLimits(env));
+      if (problem) return done(null, new UnparsedBody(problem));
+      // It answers through `done` (its type also allows a promise, which it never returns).
+      void parseJson(request, body as string, done);
+    });
 
     const retrieve = async (
       request: FastifyRequest<{ Params: { corpus?: string } }>,
@@ -173,6 +188,7 @@ async function searchUnderPermit<T>(limiter: Limiter, search: () => Promise<T>):
 }
 
 function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  if (body instanceof UnparsedBody) throw new RetrieveRefusal(422, 'FUSEBOX_RETRIEVE_INVALID', body.problem);
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new RetrieveRefusal(
       422,

@@ -24,7 +24,14 @@ import {
   fieldLimitProblems,
 } from '../input/field-limits';
 import { isJsonContentType } from '../input/json-content-type';
-import { type FieldEntries, describeTooDeep, scanJson } from '../input/json-depth';
+import {
+  type FieldEntries,
+  type JsonLimits,
+  type TooMany,
+  describeTooDeep,
+  describeTooMany,
+  scanJson,
+} from '../input/json-scan';
 import { UpstreamSandboxError } from '../upstream-sandbox';
 
 /** A body that is not JSON: kept as the parse error so the route can answer 422 the way FastAPI does. */
@@ -40,6 +47,7 @@ class JsonText {
   constructor(
     readonly text: string,
     readonly entries: ReadonlyMap<string, FieldEntries>,
+    readonly tooMany: TooMany | undefined,
   ) {}
 }
 
@@ -58,7 +66,7 @@ export const SANDBOX_FAILURE_RETRY_AFTER_S = 5;
  */
 export function acceptJsonBodies(
   scope: FastifyInstance,
-  limits: { bodyLimit: number; maxDepth: number },
+  limits: { bodyLimit: number; json: JsonLimits },
 ): void {
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser(
@@ -69,9 +77,9 @@ export function acceptJsonBodies(
       if (!isJsonContentType(request.headers['content-type']))
         return done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(), undefined);
       const text = body.toString('utf8');
-      const { tooDeep, entries } = scanJson(text, limits.maxDepth);
+      const { tooDeep, tooMany, entries } = scanJson(text, limits.json);
       if (tooDeep) return done(null, new InvalidJson(describeTooDeep(tooDeep), tooDeep.position));
-      done(null, new JsonText(text, entries));
+      done(null, new JsonText(text, entries, tooMany));
     },
   );
 }
@@ -92,9 +100,16 @@ export function checkBody<S extends z.ZodType>(
   received: unknown,
   limits: readonly FieldLimit[] = [],
 ): { body: z.output<S> } | { invalid: InvalidBody } {
-  const counted = received instanceof JsonText ? countedLimitProblems(received.entries, limits) : [];
+  // A body with too many values was scanned only so far: its entry counts are partial, and it is not parsed.
+  const tooMany = received instanceof JsonText ? received.tooMany : undefined;
+  const counted =
+    received instanceof JsonText && !tooMany ? countedLimitProblems(received.entries, limits) : [];
   if (counted.length > 0) return { invalid: { detail: counted.map(limitDetail), received: undefined } };
-  const body = received instanceof JsonText ? parseJson(received.text) : received;
+  const body = !(received instanceof JsonText)
+    ? received
+    : tooMany
+      ? new InvalidJson(describeTooMany(tooMany), tooMany.position)
+      : parseJson(received.text);
   if (body instanceof InvalidJson) {
     const detail = [
       {

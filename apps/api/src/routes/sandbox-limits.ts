@@ -1,12 +1,13 @@
-import type { Env } from '../env';
+import { type Env, jsonLimits } from '../env';
 import type { FieldLimit } from '../input/field-limits';
+import type { JsonLimits } from '../input/json-scan';
 
 /** The bounds of the execution routes' bodies, read from the environment. */
 export interface SandboxLimits {
   /** Bodies larger than this are refused with 413. */
   maxBodyBytes: number;
-  /** Bodies nested deeper than this are refused with 422 before they are parsed. */
-  maxJsonDepth: number;
+  /** Bodies nested too deep, or holding too many values, are refused with 422 before they are parsed. */
+  json: JsonLimits;
   /** The longest timeout a request may ask for, in seconds (also `/submit`'s `config` timeouts). */
   maxTimeoutS: number;
   runCode: readonly FieldLimit[];
@@ -41,7 +42,7 @@ export function sandboxLimits(env: Env): SandboxLimits {
   };
   return {
     maxBodyBytes: env.FUSEBOX_MAX_BODY_BYTES,
-    maxJsonDepth: env.FUSEBOX_MAX_JSON_DEPTH,
+    json: jsonLimits(env),
     maxTimeoutS: env.FUSEBOX_MAX_TIMEOUT_S,
     runCode: [
       timeout('compile_timeout'),

@@ -37,7 +37,7 @@ export async function registerSandboxRoutes(
   app.addHook('onClose', () => recorder.settled());
   await app.register((scope, _options, done) => {
     const { limits } = options;
-    acceptJsonBodies(scope, { bodyLimit: limits.maxBodyBytes, maxDepth: limits.maxJsonDepth });
+    acceptJsonBodies(scope, { bodyLimit: limits.maxBodyBytes, json: limits.json });
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
         return sendJson(reply, 413, {

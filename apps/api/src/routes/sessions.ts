@@ -23,13 +23,13 @@ import {
   databaseOutageDetail,
   isDatabaseUnavailable,
 } from '@fusebox/db/database-unavailable';
-import type { Env } from '../env';
+import { type Env, jsonLimits } from '../env';
 import type { ExecutionGate } from '../execution-gate';
 import { gatedSessionSandbox } from '../gated-session-sandbox';
 import { SANDBOX_FAILURE_RETRY_AFTER_S } from './sandbox-http';
 import { inputIssues, parseJsonExact } from '@fusebox/input';
 import { describeUnsupportedMediaType, isJsonContentType } from '../input/json-content-type';
-import { describeTooDeep, jsonTooDeep } from '../input/json-depth';
+import { jsonLimitProblem } from '../input/json-scan';
 import {
   AgentSessions,
   InvalidRequestError,
@@ -75,6 +75,7 @@ export async function registerAgentSessionRoutes(
       idleTimeoutMs: env.FUSEBOX_AGENT_SESSION_IDLE_TIMEOUT_S * 1000,
       maxObservationChars: env.FUSEBOX_AGENT_OBSERVATION_MAX_CHARS,
       maxActions: env.FUSEBOX_SESSION_MAX_ACTIONS,
+      maxCodeBytes: env.FUSEBOX_SESSION_MAX_CODE_BYTES,
       onExpiryError: (error) => app.log.error({ err: error }, 'could not expire idle agent sessions'),
     },
     corpusSessionSearch(options.searcher, options.searchLimiter, env.FUSEBOX_RETRIEVE_MAX_QUERY_CHARS),
@@ -90,8 +91,8 @@ export async function registerAgentSessionRoutes(
         // Only JSON: a body of another content type is answered 415 (a web page could send it cross-site).
         if (!isJsonContentType(request.headers['content-type']))
           return parsed(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(), undefined);
-        const tooDeep = jsonTooDeep(body as string, env.FUSEBOX_MAX_JSON_DEPTH);
-        if (tooDeep) return parsed(null, new UnparsableBody(describeTooDeep(tooDeep)));
+        const problem = jsonLimitProblem(body as string, jsonLimits(env));
+        if (problem) return parsed(null, new UnparsableBody(problem));
         try {
           parsed(null, parseJsonExact(body as string));
         } catch (error) {

@@ -9,6 +9,7 @@ const MAX_BODY_BYTES = 2 * 1024 * 1024;
 const MAX_JUPYTER_CELLS = 40;
 const MAX_FILES = 1000;
 const MAX_DEPTH = 64;
+const MAX_VALUES = 10_000;
 
 /** Nothing of the server's insides: stack frames, Prisma, SQL or Postgres messages. */
 function expectNoLeak(answer: Answer): void {
@@ -42,6 +43,15 @@ function expectTooLong(answer: Answer, field: string, max: number, received: num
     ctx: { max_length: max, actual_length: received },
   });
   expect(refused.msg).toContain(setting);
+}
+
+/** A 422 refusing a body, unparsed, for holding more than FUSEBOX_MAX_JSON_VALUES values. */
+function expectTooManyValues(answer: Answer): void {
+  const refused = detailOf(answer);
+  expect(refused).toMatchObject({ type: 'json_invalid' });
+  expect((refused.ctx as { error: string }).error).toMatch(
+    new RegExp(`^the JSON holds more than ${MAX_VALUES} values and keys \\(FUSEBOX_MAX_JSON_VALUES\\)`),
+  );
 }
 
 function nested(depth: number): string {
@@ -125,11 +135,14 @@ describe('hostile input to the API', () => {
     const manyFiles = (count: number) =>
       Object.fromEntries(Array.from({ length: count }, (_, i) => [`in/${i}`, 'aA==']));
 
-    it('/run_code refuses 100,000 files with 422 naming the field, the limit and the count', async () => {
+    it('/run_code refuses 3,000 files with 422 naming the field, the limit and the count, and 100,000 unparsed', async () => {
       // Bodies are built before the watch: building them would stall this process's pinger, not the server.
-      const hostile = JSON.stringify({ code: 'print(1)', language: 'python', files: manyFiles(100_000) });
+      const body = (count: number) =>
+        JSON.stringify({ code: 'print(1)', language: 'python', files: manyFiles(count) });
+      const hostile = body(100_000);
       await watched(async () => {
-        expectTooLong(await h.post('/run_code', hostile), 'files', MAX_FILES, 100_000, 'FUSEBOX_MAX_FILES');
+        expectTooLong(await h.post('/run_code', body(3000)), 'files', MAX_FILES, 3000, 'FUSEBOX_MAX_FILES');
+        expectTooManyValues(await h.post('/run_code', hostile));
 
         const accepted = await h.post('/run_code', {
           code: 'import os\nprint(len(os.listdir("in")))',
@@ -141,15 +154,18 @@ describe('hostile input to the API', () => {
       });
     });
 
-    it('/run_code refuses 100,000 fetch_files, and fetches the limit', async () => {
+    it('/run_code refuses too many fetch_files, and fetches the limit', async () => {
       const paths = (count: number) => Array.from({ length: count }, (_, i) => `out/f${i}.txt`);
-      const hostile = JSON.stringify({ code: 'print(1)', language: 'python', fetch_files: paths(100_000) });
+      const body = (count: number) =>
+        JSON.stringify({ code: 'print(1)', language: 'python', fetch_files: paths(count) });
+      const hostile = body(100_000);
       await watched(async () => {
-        const refused = detailOf(await h.post('/run_code', hostile));
+        const refused = detailOf(await h.post('/run_code', body(3000)));
         expect(refused).toMatchObject({ type: 'too_long', loc: ['body', 'fetch_files'] });
         expect(refused.msg).toBe(
-          `List should have at most ${MAX_FILES} items after validation, not 100000 (the server's FUSEBOX_MAX_FILES)`,
+          `List should have at most ${MAX_FILES} items after validation, not 3000 (the server's FUSEBOX_MAX_FILES)`,
         );
+        expectTooManyValues(await h.post('/run_code', hostile));
 
         const accepted = await h.post('/run_code', {
           code: 'import os\nos.mkdir("out")\nfor i in range(3): open(f"out/f{i}.txt", "w").write("x")',
@@ -170,7 +186,9 @@ describe('hostile input to the API', () => {
       const hostile = JSON.stringify({ cells: cells(100_000) });
       await watched(async () => {
         const setting = 'FUSEBOX_MAX_JUPYTER_CELLS';
-        expectTooLong(await h.post('/run_jupyter', hostile), 'cells', MAX_JUPYTER_CELLS, 100_000, setting);
+        const over = JSON.stringify({ cells: cells(3000) });
+        expectTooLong(await h.post('/run_jupyter', over), 'cells', MAX_JUPYTER_CELLS, 3000, setting);
+        expectTooManyValues(await h.post('/run_jupyter', hostile));
         expect(detailOf(await h.post('/run_jupyter', { cells: cells(MAX_JUPYTER_CELLS + 1) })).type).toBe(
           'too_long',
         );
@@ -192,6 +210,46 @@ describe('hostile input to the API', () => {
           }),
         );
         expect(refused).toMatchObject({ type: 'too_long', loc: ['body', 'files'] });
+      });
+    });
+  });
+
+  describe('value counts', () => {
+    // 600,000 empty objects fit in the body limit (300,000 in the 1 MiB of /retrieve and tRPC); JSON.parse of them
+    // alone takes 170 ms (72 ms), and grows with the values allowed: 15 MB of them take 3.7 s.
+    const many = (count: number) => `[${'{},'.repeat(count - 1)}{}]`;
+
+    it('/run_code refuses a body of 600,000 values with 422 naming the limit, and accepts the limit itself', async () => {
+      await watched(async () => {
+        const body = (count: number) => `{"code": "print(1)", "language": "python", "extra": ${many(count)}}`;
+        expectTooManyValues(await h.post('/run_code', body(600_000)));
+        // The object, its 3 keys, 2 strings and the array are 7 values: the rest are the array's.
+        const accepted = await h.post('/run_code', body(MAX_VALUES - 7));
+        expect(json(accepted)).toMatchObject({ status: 'Success', run_result: { stdout: '1\n' } });
+        expect(detailOf(await h.post('/run_code', body(MAX_VALUES - 6))).type).toBe('json_invalid');
+      });
+    });
+
+    it('/start_instance, /retrieve and tRPC refuse it in their own error shapes', async () => {
+      await watched(async () => {
+        const session = await h.post('/start_instance', `{"instance_hash": "1", "x": ${many(600_000)}}`);
+        expect(session.status).toBe(400);
+        expect(json(session)).toMatchObject({ code: 'FUSEBOX_SESSION_INVALID_REQUEST' });
+        expect(json(session).detail).toContain('FUSEBOX_MAX_JSON_VALUES');
+        const retrieve = await h.post('/retrieve', `{"queries": ["a"], "x": ${many(300_000)}}`);
+        expect(retrieve.status).toBe(422);
+        expect(json(retrieve)).toMatchObject({ code: 'FUSEBOX_RETRIEVE_INVALID' });
+        expect(json(retrieve).detail).toContain('FUSEBOX_MAX_JSON_VALUES');
+        const trpc = await h.post('/trpc/executions.list', many(300_000));
+        expect(trpc.status).toBe(400);
+        expect(trpc.text).toContain('FUSEBOX_MAX_JSON_VALUES');
+        for (const answer of [session, retrieve, trpc]) expectNoLeak(answer);
+        // Controls: under the limit, each reads the body and answers for what it says.
+        const small = many(100);
+        expect((await h.post('/start_instance', `{"instance_hash": "1", "x": ${small}}`)).status).toBe(404);
+        const named = await h.post('/retrieve', `{"queries": ["a"], "x": ${small}}`);
+        expect(json(named).detail).not.toContain('FUSEBOX_MAX_JSON_VALUES');
+        expect((await h.post('/trpc/executions.list', small)).status).toBe(405);
       });
     });
   });

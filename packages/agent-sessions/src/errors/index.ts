@@ -6,6 +6,7 @@ export {
 } from './session-api-error';
 export { ConcurrentActionError } from './concurrent-action-error';
 export { SessionActionLimitError } from './session-action-limit-error';
+export { SessionCodeLimitError } from './session-code-limit-error';
 export { InvalidRequestError } from './invalid-request-error';
 export { SessionClosedError } from './session-closed-error';
 export { SessionNotFoundError } from './session-not-found-error';
