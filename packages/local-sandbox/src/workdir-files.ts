@@ -5,8 +5,15 @@ import { UnsafePathError } from './errors/unsafe-path-error';
 import type { SandboxWorkdir } from './sandbox';
 
 /**
+ * Directories a request's file may be below. Each directory is made by a system call that walks its whole path,
+ * so a thousand files 200 directories deep cost 200,000 of them and held an executor slot for over a minute.
+ */
+export const MAX_FILE_DIRECTORY_DEPTH = 32;
+
+/**
  * A request path as a normalised path inside the working directory, or the reason it is not one: absolute
- * paths, `..` that climbs out, and empty names are refused, never resolved against the host.
+ * paths, `..` that climbs out, empty names and paths deeper than {@link MAX_FILE_DIRECTORY_DEPTH} are refused,
+ * never resolved against the host.
  */
 function relativePath(path: string): string | { refused: string } {
   if (path === '' || path.includes('\0')) return { refused: 'empty or holds a NUL byte' };
@@ -15,6 +22,8 @@ function relativePath(path: string): string | { refused: string } {
   if (normalised === '..' || normalised.startsWith('../'))
     return { refused: 'it leads out of the working directory' };
   if (normalised === '.' || normalised.endsWith('/')) return { refused: 'it names a directory, not a file' };
+  if (normalised.split('/').length - 1 > MAX_FILE_DIRECTORY_DEPTH)
+    return { refused: `it is more than ${MAX_FILE_DIRECTORY_DEPTH} directories deep` };
   return normalised;
 }
 
@@ -35,18 +44,26 @@ export async function writeFiles(
     if (typeof relative !== 'string') throw new UnsafePathError(path, relative.refused);
     writes.push([relative, Buffer.from(content, 'base64')]);
   }
-  for (const [relative, content] of writes) await writeWorkdirFile(workdir, relative, content);
+  const made = new Set<string>();
+  for (const [relative, content] of writes) await writeWorkdirFile(workdir, relative, content, made);
 }
 
-/** Writes one file at a safe relative path of the working directory (see {@link writeFiles}). */
+/**
+ * Writes one file at a safe relative path of the working directory (see {@link writeFiles}). `made` holds the
+ * directories already made for earlier files, so that files sharing a directory make it once.
+ */
 export async function writeWorkdirFile(
   workdir: SandboxWorkdir,
   relative: string,
   content: string | Buffer,
+  made = new Set<string>(),
 ): Promise<void> {
   const parts = relative.split('/');
-  for (let depth = 1; depth < parts.length; depth += 1) {
-    const dir = join(workdir.host, ...parts.slice(0, depth));
+  let dir = workdir.host;
+  for (const part of parts.slice(0, -1)) {
+    dir = join(dir, part);
+    if (made.has(dir)) continue;
+    made.add(dir);
     if ((await mkdir(dir, { recursive: true })) !== undefined) await giveTo(workdir, dir);
   }
   const target = join(workdir.host, relative);

@@ -202,6 +202,29 @@ describe('hostile input to the API', () => {
       });
     });
 
+    it('/run_code refuses files deeper than 32 directories, and writes the deepest allowed', async () => {
+      // A thousand files 200 directories deep took over a minute of directory making before the code ran.
+      const deep = (depth: number) =>
+        Object.fromEntries(
+          Array.from({ length: MAX_FILES }, (_, i) => [`a${i}/${'d/'.repeat(depth - 1)}f`, 'aA==']),
+        );
+      await watched(async () => {
+        const refused = await h.post('/run_code', { code: 'print(1)', language: 'python', files: deep(200) });
+        // As any unsafe path: nothing ran, and SandboxFusion's shape says why.
+        expectNoLeak(refused);
+        expect(json(refused)).toMatchObject({ status: 'SandboxError', run_result: null });
+        expect(json(refused).message).toMatch(
+          /^refused file path "a0\/(d\/){199}f": it is more than 32 directories deep$/,
+        );
+        const accepted = await h.post('/run_code', {
+          code: `import os\nprint(os.path.isfile("a0/${'d/'.repeat(31)}f"))`,
+          language: 'python',
+          files: deep(32),
+        });
+        expect(json(accepted)).toMatchObject({ status: 'Success', run_result: { stdout: 'True\n' } });
+      });
+    });
+
     it('a session refuses too many files', async () => {
       await watched(async () => {
         const refused = detailOf(
