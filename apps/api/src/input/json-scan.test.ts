@@ -59,6 +59,14 @@ describe('the value count', () => {
     expect(jsonTooMany('["a\\"', 2)).toBeUndefined();
   });
 
+  it('stops at more punctuation than that many values could need', () => {
+    // Values, commas, colons and closing brackets: at most 4 × 10 + 1 tokens for 10 values.
+    expect(jsonTooMany(','.repeat(16_000_000), 10)).toEqual({ position: 41, limit: 10 });
+    expect(jsonTooMany(` ${': '.repeat(8_000_000)}`, 10)).toEqual({ position: 83, limit: 10 });
+    // A text of 10 values with every separator and closer it can hold is not refused.
+    expect(jsonTooMany('{"a": [[], {}], "b": {"c": [1]}}', 10)).toBeUndefined();
+  });
+
   it('counts nothing inside strings, escaped quotes included', () => {
     expect(jsonTooMany(JSON.stringify(['1, 2, [3], {"k": 4}', 'say \\"[1, 2]\\"']), 3)).toBeUndefined();
   });

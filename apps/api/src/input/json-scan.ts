@@ -48,6 +48,11 @@ const WHITESPACE = /[\t\n\r ]*/y;
 /** The rest of a number or a literal (true, false, null): up to whitespace or punctuation. */
 const SCALAR_REST = /[^\t\n\r ",:[\]{}]*/y;
 
+/** The first character at or after `from` that is not JSON whitespace. */
+function significant(text: string, from: number): number {
+  return text.charCodeAt(from) <= 0x20 ? skip(WHITESPACE, text, from) : from;
+}
+
 /** Where a run of `pattern`, tried at `from`, ends: long runs are passed in native code, not a loop. */
 function skip(pattern: RegExp, text: string, from: number): number {
   pattern.lastIndex = from;
@@ -62,8 +67,9 @@ function skip(pattern: RegExp, text: string, from: number): number {
  * second and the value cannot be stringified (the stack overflows), and parsing 100,000 `files` takes longer than
  * refusing them from a count. One pass, no recursion, linear whatever the text (a string's end is found with
  * `indexOf`). Malformed text is not judged here: it is left to `JSON.parse`, which reports it. The scan stops at
- * the first limit passed, so its own time is bounded by the values allowed, not the body's length: the entries it
- * found then are a count so far.
+ * the first limit passed, and its loop turns once a token (at most 4 × maxValues + 1 of them), runs of whitespace,
+ * digits and string characters being passed in native code: its time is bounded by the values allowed, not the
+ * body's length. The entries it found when it stops are a count so far.
  *
  * @example
  * scanJson('{"cells": ["1", "2"]}', { maxDepth: 64, maxValues: 100 }).entries.get('cells'); // { kind: 'list', count: 2 }
@@ -77,7 +83,12 @@ export function scanJson(text: string, limits: JsonLimits): JsonScan {
   let depth = 0;
   let key: string | undefined;
   let field: FieldEntries | undefined;
-  for (let index = skip(WHITESPACE, text, 0); index < text.length; index = skip(WHITESPACE, text, index)) {
+  // A valid text of V values holds at most 4V + 1 tokens (values, commas, colons, closing brackets): more is too
+  // many values, or no JSON at all, and either way not worth scanning on.
+  let tokens = 0;
+  for (let index = significant(text, 0); index < text.length; index = significant(text, index)) {
+    tokens += 1;
+    if (tokens > 4 * maxValues + 1) return { tooMany: { position: index, limit: maxValues }, entries };
     const char = text.charCodeAt(index);
     if (char === CLOSE_ARRAY || char === CLOSE_OBJECT) {
       depth -= 1;
@@ -96,7 +107,7 @@ export function scanJson(text: string, limits: JsonLimits): JsonScan {
     if (char === QUOTE) {
       const end = closingQuote(text, index);
       if (end === -1) break;
-      if (depth === 1 && text.charCodeAt(skip(WHITESPACE, text, end + 1)) === COLON)
+      if (depth === 1 && text.charCodeAt(significant(text, end + 1)) === COLON)
         key = readKey(text, index, end);
       else if (depth === 2 && field && field.count === 0) field.count = 1;
       index = end + 1;
