@@ -154,27 +154,41 @@ describe('agent session limits and auth', () => {
 
   it('refuses an action past FUSEBOX_SESSION_MAX_CODE_BYTES of state code with 409, unrun, and keeps the session', async () => {
     const sid = await startSession(saturated, BUILTIN.add);
+    // Counted as a reward's tests carry it, JSON-encoded: 66 characters, 4 quotes more.
     expect(await act(saturated, sid, `x = "${'a'.repeat(60)}"`)).toBe('exit code 0');
-    // 66 bytes so far; 46 more (20 two-byte characters: 86 characters, but 112 bytes) is past 100.
+    // 20 two-byte characters: 26 characters, 50 bytes encoded, past 100 with the 70 held.
     const refused = await post(saturated, '/process_action', { sid, content: `y = "${'é'.repeat(20)}"` });
     expect(refused).toMatchObject({ status: 409, body: { code: 'FUSEBOX_SESSION_CODE_LIMIT' } });
-    expect(refused.body.detail).toContain('112 bytes, more than 100 (FUSEBOX_SESSION_MAX_CODE_BYTES)');
-    // Shorter code is taken, on the state built before the refusal, which did not run.
-    expect(await act(saturated, sid, 'print(len(x), "y" in dir())')).toBe('60 False\nexit code 0');
+    expect(refused.body.detail).toContain(
+      '120 bytes JSON-encoded, more than 100 (FUSEBOX_SESSION_MAX_CODE_BYTES)',
+    );
+    // A control character is 6 bytes encoded (\u0001): 5 of them and a `#` are 33.
+    const controls = await post(saturated, '/process_action', { sid, content: `#${'\x01'.repeat(5)}` });
+    expect(controls.body.detail).toContain('103 bytes JSON-encoded');
+    // Shorter code is taken, on the state built before the refusals, which did not run.
+    expect(await act(saturated, sid, "print(len(x),'y'in dir())")).toBe('60 False\nexit code 0');
     const reader = saturatedDatabase.reader();
     expect(
       await reader.session.findUniqueOrThrow({
         where: { id: sid },
         select: { actionCount: true, errorCount: true },
       }),
-    ).toEqual({ actionCount: 2, errorCount: 1 });
+    ).toEqual({ actionCount: 2, errorCount: 2 });
     const events = await reader.sessionEvent.findMany({
       where: { sessionId: sid },
       select: { message: true },
     });
     expect(events.map((event) => event.message)).toEqual([
       expect.stringMatching(/^409 .*FUSEBOX_SESSION_MAX_CODE_BYTES/) as string,
+      expect.stringMatching(/^409 .*FUSEBOX_SESSION_MAX_CODE_BYTES/) as string,
     ]);
+
+    // A fresh session holds no state, but every test runs its latest code: that alone is held to the limit.
+    const fresh = await startSession(saturated, BUILTIN.bashSum);
+    const long = await post(saturated, '/process_action', { sid: fresh, content: `echo ${'a'.repeat(100)}` });
+    expect(long).toMatchObject({ status: 409, body: { code: 'FUSEBOX_SESSION_CODE_LIMIT' } });
+    expect(await act(saturated, fresh, `echo ${'a'.repeat(60)}`)).toBe(`${'a'.repeat(60)}\nexit code 0`);
+    expect(await act(saturated, fresh, `echo ${'b'.repeat(60)}`)).toBe(`${'b'.repeat(60)}\nexit code 0`);
   });
 
   it('expires idle sessions: no more actions, but the reward can still be computed', async () => {

@@ -20,7 +20,7 @@ import { describeAction } from './observation';
 import { runAction } from './run-action';
 import { runTests } from './run-tests';
 import { type SessionSearch, scoreSearchSession, searchTurn } from './search-session';
-import { stateCells } from './session-cells';
+import { replayBytes, stateCells } from './session-cells';
 import { newSessionId } from './session-id';
 import { type StoredAction, storeActions } from './store-action';
 import type { SessionSandbox } from './session-sandbox';
@@ -166,6 +166,7 @@ export class AgentSessions {
         task,
         actionCount: 0,
         cells: [],
+        cellBytes: 0,
         interpreter: undefined,
       });
       return { sid: id };
@@ -203,7 +204,7 @@ export class AgentSessions {
     if (task.search) return this.#searchAct(live, content, task.search);
     const stateful = task.sessionMode === 'stateful';
     const code = extractCode(content, task.language);
-    if (stateful) this.#checkCodeLimit(live, code);
+    const codeBytes = this.#checkCodeLimit(live, code, stateful);
     const started = performance.now();
     const run = await runAction(this.#sandbox, live, code, this.#settings.idleTimeoutMs);
     const observation = describeAction(run.response, {
@@ -231,20 +232,26 @@ export class AgentSessions {
       if (observation.stateLost) {
         this.#closeInterpreter(live);
         live.cells = [];
+        live.cellBytes = 0;
       } else {
         live.cells.push(code);
+        live.cellBytes += codeBytes;
       }
     }
     return { content: observation.text };
   }
 
-  /** Refuses (409) an action whose code would bring the state's code past the limit, before it runs. */
-  #checkCodeLimit(live: LiveSession, code: string): void {
-    let codeBytes = Buffer.byteLength(code);
-    for (const cell of live.cells) codeBytes += Buffer.byteLength(cell);
-    if (codeBytes > this.#settings.maxCodeBytes) {
-      throw new SessionCodeLimitError(live.id, this.#settings.maxCodeBytes, codeBytes);
+  /**
+   * Refuses (409), before it runs, an action whose code would bring what the reward's tests carry past the limit:
+   * a stateful session's cells and this code, a fresh session's code alone. The code's own size otherwise.
+   */
+  #checkCodeLimit(live: LiveSession, code: string, stateful: boolean): number {
+    const codeBytes = replayBytes(code);
+    const carried = (stateful ? live.cellBytes : 0) + codeBytes;
+    if (carried > this.#settings.maxCodeBytes) {
+      throw new SessionCodeLimitError(live.id, this.#settings.maxCodeBytes, carried);
     }
+    return codeBytes;
   }
 
   /** A search task's action: its query searched (no code runs), stored like any action before it is answered. */
@@ -473,11 +480,13 @@ export class AgentSessions {
             select: { code: true, status: true },
           })
         : [];
+    const cells = stateCells(actions);
     const live: LiveSession = {
       id: sid,
       task,
       actionCount: row.actionCount,
-      cells: stateCells(actions),
+      cells,
+      cellBytes: cells.reduce((sum, cell) => sum + replayBytes(cell), 0),
       interpreter: undefined,
     };
     this.#live.set(sid, live);

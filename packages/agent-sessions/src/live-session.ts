@@ -8,6 +8,8 @@ export interface LiveSession {
   actionCount: number;
   /** Stateful sessions: the code that built the interpreter's current state (see stateCells). */
   cells: string[];
+  /** Stateful sessions: the cells' size as a reward carries them (see replayBytes), summed. */
+  cellBytes: number;
   /** Stateful sessions: the executor session holding the interpreter, while one is open. */
   interpreter: string | undefined;
 }

@@ -9,8 +9,10 @@ import { stateCells } from './session-cells';
 import type { ExecutionRow, SessionSandbox } from './session-sandbox';
 import {
   type TestSubject,
+  type TrustedSubject,
   type TrustedVerdict,
   judgedByTrustedRunner,
+  trustedSubject,
   trustedTestJob,
   trustedVerdict,
 } from './trusted-test';
@@ -51,11 +53,12 @@ export async function runTests(
     task.sessionMode === 'stateful'
       ? { mode: 'cells', cells: stateCells(actions) }
       : { mode: 'program', solution: latestCode(actions) };
+  let trusted: TrustedSubject | undefined;
   const runs = await Promise.all(
     task.tests.map(async (test) => {
       if (test.kind === 'io') return runProgramTest(sandbox, task, latestCode(actions), test);
       if (judgedByTrustedRunner(task.language, test.code))
-        return runTrustedTest(sandbox, task, subject, test);
+        return runTrustedTest(sandbox, task, (trusted ??= trustedSubject(subject)), test);
       const split = splitTest(task.language, test.code);
       const judged = split && (await runSplitTest(sandbox, task, latestCode(actions), split));
       if (judged === undefined) return runProgramTest(sandbox, task, latestCode(actions), test);
@@ -126,7 +129,7 @@ async function runProgramTest(sandbox: SessionSandbox, task: StoredTask, solutio
 async function runTrustedTest(
   sandbox: SessionSandbox,
   task: StoredTask,
-  subject: TestSubject,
+  subject: TrustedSubject,
   test: Extract<TaskTest, { kind: 'assert' }>,
 ) {
   const job = trustedTestJob(task, test.code, subject);

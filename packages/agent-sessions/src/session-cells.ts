@@ -1,3 +1,13 @@
+import { storableText } from '@fusebox/db/storable';
+
+/**
+ * Bytes a piece of a session's code takes where a reward's tests (and a replay) carry it: its stored form,
+ * JSON-encoded, in which a control character is six bytes (`\u0001`) and a NUL's stand-in three.
+ */
+export function replayBytes(code: string): number {
+  return Buffer.byteLength(JSON.stringify(storableText(code)));
+}
+
 /** Action statuses after which a stateful session's interpreter is gone: it timed out or crashed. */
 const STATE_ENDING = new Set(['timeout', 'sandbox_error']);
 

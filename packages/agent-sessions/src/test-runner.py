@@ -42,6 +42,7 @@ import time  # noqa: E402
 
 PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36
 JOB_FILE = '.fusebox-test.json'
+SUBJECT_FILE = '.fusebox-subject.json'
 INSERT_MARKER = '#<INSERT>'
 CHECK = '__fusebox_check__'
 # What the child may send: one line per report, the whole channel; more fails the test.
@@ -544,8 +545,9 @@ def main():
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    with open(JOB_FILE, 'rb') as file:
-        job = json.load(file)
+    with open(SUBJECT_FILE, 'rb') as subject, open(JOB_FILE, 'rb') as file:
+        job = {**json.load(subject), **json.load(file)}
+    os.unlink(SUBJECT_FILE)
     os.unlink(JOB_FILE)
     key = job['key'].encode()
     sites = []

@@ -13,8 +13,12 @@ import type { StoredTask } from '@fusebox/tasks';
  * runs the model's code in a child process and decides the verdict itself.
  */
 const RUNNER_SOURCE = readFileSync(new URL('./test-runner.py', import.meta.url), 'utf8');
-/** Where the runner finds its job; it deletes the file before any of the model's code runs. */
+/**
+ * Where the runner finds its job (the test and its key) and the code it tests; it deletes both files before any
+ * of the model's code runs.
+ */
 const JOB_FILE = '.fusebox-test.json';
+const SUBJECT_FILE = '.fusebox-subject.json';
 /** A verdict line: the HMAC-SHA256 of the verdict's JSON (hex), and the JSON. */
 const VERDICT_LINE = /^fusebox-verdict ([0-9a-f]{64}) (.+)$/;
 
@@ -50,6 +54,28 @@ export function judgedByTrustedRunner(language: string, testCode: string): boole
   );
 }
 
+/**
+ * The code a reward's tests run against, as the runner's file (base64 JSON) and the runs it makes (each cell,
+ * then the test). Built once per reward: it is every test's largest part, up to FUSEBOX_SESSION_MAX_CODE_BYTES,
+ * and encoding it once per test held the event loop for each.
+ */
+export interface TrustedSubject {
+  file: string;
+  runs: number;
+}
+
+export function trustedSubject(subject: TestSubject): TrustedSubject {
+  const code = {
+    mode: subject.mode,
+    cells: subject.mode === 'cells' ? subject.cells : [],
+    solution: subject.mode === 'program' ? subject.solution : '',
+  };
+  return {
+    file: Buffer.from(JSON.stringify(code)).toString('base64'),
+    runs: subject.mode === 'cells' ? subject.cells.length + 1 : 1,
+  };
+}
+
 /** A runner job: the `/run_code` request, and the key its verdict line must be signed with. */
 export interface TrustedTestJob {
   request: RunCodeRequest;
@@ -57,31 +83,31 @@ export interface TrustedTestJob {
 }
 
 /**
- * The `/run_code` request that runs one assert test in the trusted runner. The job (the model's code, the test
- * and the key) goes in as a file the runner reads and deletes first; the key is fresh for every run.
+ * The `/run_code` request that runs one assert test in the trusted runner. The job (the test and the key) and the
+ * model's code go in as files the runner reads and deletes first; the key is fresh for every run.
  */
-export function trustedTestJob(task: StoredTask, testCode: string, subject: TestSubject): TrustedTestJob {
+export function trustedTestJob(task: StoredTask, testCode: string, subject: TrustedSubject): TrustedTestJob {
   const { runTimeoutS, memoryLimitMB } = task.settings;
   const key = randomBytes(32).toString('hex');
   const job = {
     key,
-    mode: subject.mode,
-    cells: subject.mode === 'cells' ? subject.cells : [],
-    solution: subject.mode === 'program' ? subject.solution : '',
     test: testCode,
     // A pytest test defines test functions: the runner calls them, as pytest would.
     call_tests: task.language === 'pytest',
   };
-  const runs = subject.mode === 'cells' ? subject.cells.length + 1 : 1;
   return {
     key,
     request: runCodeRequestSchema.parse({
       code: RUNNER_SOURCE,
       language: 'python',
       compile_timeout: runTimeoutS,
-      run_timeout: runTimeoutS * runs,
+      run_timeout: runTimeoutS * subject.runs,
       memory_limit_MB: memoryLimitMB,
-      files: { ...task.setupFiles, [JOB_FILE]: Buffer.from(JSON.stringify(job)).toString('base64') },
+      files: {
+        ...task.setupFiles,
+        [SUBJECT_FILE]: subject.file,
+        [JOB_FILE]: Buffer.from(JSON.stringify(job)).toString('base64'),
+      },
     }),
   };
 }
