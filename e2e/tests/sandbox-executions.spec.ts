@@ -74,9 +74,32 @@ test('executions are found by text in their code or output, and listed slowest f
   await expect(page.getByLabel('code', { exact: true })).toContainText('time.sleep(0.8)');
   await page.goBack();
   await page.getByLabel('sort').selectOption('newest');
+  // The page is rendered again on the server with the new order; the old list stays until it comes.
+  await expect(page).not.toHaveURL(/sort=slowest/);
   await expect(list.getByRole('listitem')).toHaveCount(2);
   await list.getByRole('link').first().click();
   await expect(page.getByLabel('code', { exact: true })).toContainText(marker.toUpperCase());
+});
+
+test.describe('with JavaScript off', () => {
+  test.use({ javaScriptEnabled: false });
+
+  test('the server sends the first executions with the page, filtered as the URL says', async ({
+    page,
+    request,
+  }) => {
+    const marker = `prefetched${Date.now()}`;
+    for (const code of [`print("${marker}")`, `import sys\nprint("${marker}")\nsys.exit(1)`]) {
+      await request.post(`${API_URL}/run_code`, { data: { code, language: 'python' } });
+    }
+    await page.goto(`/executions?q=${marker}`);
+    const list = page.getByRole('list', { name: 'executions' });
+    await expect(list.getByRole('listitem')).toHaveCount(2);
+    await page.goto(`/executions?q=${marker}&status=Failed`);
+    await expect(list.getByRole('listitem')).toHaveCount(1);
+    await expect(list.getByRole('listitem')).toContainText('Failed');
+    await expect(page.getByLabel('language').locator('option', { hasText: 'python' })).toHaveCount(1);
+  });
 });
 
 test('new executions appear at the top of the list while it is open, over SSE and without polling', async ({

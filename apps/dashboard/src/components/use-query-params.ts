@@ -2,6 +2,7 @@
 
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useCallback } from 'react';
+import { baseSearch, navigating } from './pending-search';
 
 /**
  * The page's query string, and a setter for one parameter (an empty value removes it). Filter changes push a
@@ -13,9 +14,10 @@ export function useQueryParams() {
   const pathname = usePathname();
   const set = useCallback(
     (name: string, value: string, options: { replace?: boolean } = {}) => {
-      const next = new URLSearchParams(search.toString());
+      const next = baseSearch(pathname, search);
       if (value) next.set(name, value);
       else next.delete(name);
+      navigating(pathname, search, next.toString());
       const url = `${pathname}?${next.toString()}`;
       if (options.replace) router.replace(url, { scroll: false });
       else router.push(url, { scroll: false });

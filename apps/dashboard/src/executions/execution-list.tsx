@@ -13,37 +13,10 @@ import { liveOnFirstPage } from '~/components/live-first-page';
 import { useRefetchOnChange } from '~/components/use-refetch-on-change';
 import { useTRPC } from '~/trpc/client';
 import { useSubscription } from '@trpc/tanstack-react-query';
-import type { AppRouter } from '@fusebox/api-router';
-import type { inferRouterInputs } from '@trpc/server';
-
-type ListStatus = NonNullable<inferRouterInputs<AppRouter>['executions']['list']['status']>;
-
-/**
- * SandboxFusion's statuses, then those of requests that got no execution's answer: refused before running
- * (429s among them), abandoned by their client, or failed inside Fusebox.
- */
-const STATUSES = [
-  'Success',
-  'Failed',
-  'SandboxError',
-  'Refused',
-  'Abandoned',
-  'Error',
-  /** Failed runs the kernel killed at the memory cap (exit 137, no time limit). */
-  'OutOfMemory',
-  /** Refused with 429: the limiter's queue was full, or no permit came in time. */
-  'RateLimited',
-] as const satisfies readonly ListStatus[];
+import { STATUSES, executionListInput, executionListParams } from './execution-list-params';
 
 const outOfMemory = (item: { status: string; returnCode: number | null; runStatus: string | null }) =>
   item.status === 'Failed' && item.returnCode === 137 && item.runStatus !== 'TimeLimitExceeded';
-
-/** `datetime-local` inputs speak local time without a zone; the URL keeps that text. */
-function toMs(local: string | null): number | undefined {
-  if (!local) return undefined;
-  const ms = new Date(local).getTime();
-  return Number.isFinite(ms) ? ms : undefined;
-}
 
 /**
  * Every execution, newest or slowest first, filtered by status, language, time range, session and text in its
@@ -52,29 +25,14 @@ function toMs(local: string | null): number | undefined {
 export function ExecutionList({ api }: { api: ApiAddress }) {
   const trpc = useTRPC();
   const { search, set } = useQueryParams();
-  const status = STATUSES.find((candidate) => candidate === search.get('status'));
-  const language = search.get('language') ?? undefined;
-  const session = search.get('session') ?? undefined;
-  const from = toMs(search.get('from'));
-  const to = toMs(search.get('to'));
-  const text = search.get('q')?.trim() || undefined;
-  const slowest = search.get('sort') === 'slowest';
+  const params = executionListParams(search);
+  const { status, language, session, from, to, text, slowest } = params;
   const languages = useQuery(trpc.executions.languages.queryOptions());
-  const list = useInfiniteQuery({
-    ...trpc.executions.list.infiniteQueryOptions(
-      {
-        limit: 100,
-        ...(status ? { status: status } : {}),
-        ...(language ? { language } : {}),
-        ...(session ? { sessionId: session } : {}),
-        ...(from === undefined ? {} : { from }),
-        ...(to === undefined ? {} : { to }),
-        ...(text === undefined ? {} : { q: text }),
-        ...(slowest ? { sort: 'slowest' as const } : {}),
-      },
-      { getNextPageParam: (page) => page.nextCursor },
-    ),
-  });
+  const list = useInfiniteQuery(
+    trpc.executions.list.infiniteQueryOptions(executionListInput(params), {
+      getNextPageParam: (page) => page.nextCursor,
+    }),
+  );
   // New executions arrive over SSE (executions.changes) while only the first page is loaded; no polling.
   const live = useSubscription(
     trpc.executions.changes.subscriptionOptions(undefined, { enabled: liveOnFirstPage(list.data) }),

@@ -2,6 +2,7 @@
 
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useCallback, useMemo } from 'react';
+import { baseSearch, navigating } from '~/components/pending-search';
 import { type BrowserParams, browserSearch, parseBrowserParams } from './browser-params';
 
 /**
@@ -18,12 +19,14 @@ export function useBrowserParams(): [
   const params = useMemo(() => parseBrowserParams(new URLSearchParams(search.toString())), [search]);
   const update = useCallback(
     (patch: Partial<BrowserParams>, options: { push?: boolean } = {}) => {
-      const next = browserSearch({ ...params, ...patch });
+      // On the last change's parameters if it has not arrived yet, so that this one does not undo it.
+      const next = browserSearch({ ...parseBrowserParams(baseSearch(pathname, search)), ...patch });
+      navigating(pathname, search, next);
       const url = next ? `${pathname}?${next}` : pathname;
       if (options.push) router.push(url, { scroll: false });
       else router.replace(url, { scroll: false });
     },
-    [params, pathname, router],
+    [search, pathname, router],
   );
   return [params, update];
 }

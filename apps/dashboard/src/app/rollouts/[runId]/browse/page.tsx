@@ -1,14 +1,13 @@
 import type { Metadata } from 'next';
 import { HydrationBoundary } from '@tanstack/react-query';
 import { Suspense } from 'react';
+import { type PageSearchParams, pageSearch } from '~/components/page-search';
 import { Loading } from '~/components/query-state';
 import { parseBrowserParams } from '~/rollouts/browser-params';
 import { prefetchBrowser } from '~/rollouts/prefetch-browser';
 import { RolloutBrowser } from '~/rollouts/rollout-browser';
 import { runPageMetadata } from '~/rollouts/run-page-metadata';
 import { serverTrpc } from '~/trpc/server';
-
-type SearchParams = Record<string, string | string[] | undefined>;
 
 export async function generateMetadata({
   params,
@@ -23,15 +22,15 @@ export default async function BrowsePage({
   searchParams,
 }: {
   params: Promise<{ runId: string }>;
-  searchParams: Promise<SearchParams>;
+  searchParams: PageSearchParams;
 }) {
   const { runId } = await params;
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(await searchParams)) {
-    for (const one of [value ?? []].flat()) search.append(name, one);
-  }
   // The first samples come with the page: the list is on screen without waiting for hydration and a request.
-  const state = await prefetchBrowser(serverTrpc(), runId, parseBrowserParams(search));
+  const state = await prefetchBrowser(
+    serverTrpc(),
+    runId,
+    parseBrowserParams(await pageSearch(searchParams)),
+  );
   return (
     <HydrationBoundary state={state}>
       <Suspense fallback={<Loading what="the browser" />}>
