@@ -9,6 +9,11 @@ import type { SandboxWorkdir } from './sandbox';
  * so a thousand files 200 directories deep cost 200,000 of them and held an executor slot for over a minute.
  */
 export const MAX_FILE_DIRECTORY_DEPTH = 32;
+/** Directories a request's files may need in all (1,000 distinct 32-deep chains took 12 s to make). */
+export const MAX_FILE_DIRECTORIES = 2000;
+/** Linux's limits on a path and on one of its names, in bytes: longer ones fail with ENAMETOOLONG. */
+const PATH_MAX = 4096;
+const NAME_MAX = 255;
 
 /**
  * A request path as a normalised path inside the working directory, or the reason it is not one: absolute
@@ -22,30 +27,47 @@ function relativePath(path: string): string | { refused: string } {
   if (normalised === '..' || normalised.startsWith('../'))
     return { refused: 'it leads out of the working directory' };
   if (normalised === '.' || normalised.endsWith('/')) return { refused: 'it names a directory, not a file' };
-  if (normalised.split('/').length - 1 > MAX_FILE_DIRECTORY_DEPTH)
+  if (Buffer.byteLength(normalised) >= PATH_MAX) return { refused: `it is ${PATH_MAX} bytes or longer` };
+  const names = normalised.split('/');
+  if (names.length - 1 > MAX_FILE_DIRECTORY_DEPTH)
     return { refused: `it is more than ${MAX_FILE_DIRECTORY_DEPTH} directories deep` };
+  if (names.some((name) => Buffer.byteLength(name) > NAME_MAX))
+    return { refused: `one of its names is longer than ${NAME_MAX} bytes` };
   return normalised;
 }
 
 /**
  * Writes the request's `files` (base64, nulls skipped) into a working directory nobody has touched yet, creating
  * parent directories, all owned by the sandbox's uid so its code may change them. Throws {@link UnsafePathError}
- * before writing anything if a path is unsafe. Asynchronous, one file after another: a thousand files written
- * synchronously held the API's event loop for 40-50 ms.
+ * before writing anything if a path is unsafe, if the files need more than {@link MAX_FILE_DIRECTORIES}
+ * directories, or if one file's path is another's directory. Asynchronous, one file after another: a thousand
+ * files written synchronously held the API's event loop for 40-50 ms.
  */
 export async function writeFiles(
   workdir: SandboxWorkdir,
   files: Record<string, string | null>,
 ): Promise<void> {
-  const writes: [string, Buffer][] = [];
+  const writes: [path: string, relative: string, content: Buffer][] = [];
+  const directories = new Set<string>();
   for (const [path, content] of Object.entries(files)) {
     if (content === null) continue;
     const relative = relativePath(path);
     if (typeof relative !== 'string') throw new UnsafePathError(path, relative.refused);
-    writes.push([relative, Buffer.from(content, 'base64')]);
+    for (let slash = relative.indexOf('/'); slash !== -1; slash = relative.indexOf('/', slash + 1))
+      directories.add(relative.slice(0, slash));
+    if (directories.size > MAX_FILE_DIRECTORIES)
+      throw new UnsafePathError(path, `the files need more than ${MAX_FILE_DIRECTORIES} directories`);
+    writes.push([path, relative, Buffer.from(content, 'base64')]);
+  }
+  for (const [path, relative] of writes) {
+    if (directories.has(relative))
+      throw new UnsafePathError(
+        path,
+        'another of the files is inside it: a path cannot be a file and a directory',
+      );
   }
   const made = new Set<string>();
-  for (const [relative, content] of writes) await writeWorkdirFile(workdir, relative, content, made);
+  for (const [, relative, content] of writes) await writeWorkdirFile(workdir, relative, content, made);
 }
 
 /**

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UnsafePathError } from '../src/errors';
 import type { SandboxWorkdir } from '../src/sandbox';
-import { MAX_FILE_DIRECTORY_DEPTH, writeFiles } from '../src/workdir-files';
+import { MAX_FILE_DIRECTORIES, MAX_FILE_DIRECTORY_DEPTH, writeFiles } from '../src/workdir-files';
 
 const hosts: string[] = [];
 afterEach(() => {
@@ -31,6 +31,34 @@ describe('writeFiles', () => {
     expect(readFileSync(join(target.host, deepest, 'f199.txt'), 'utf8')).toBe('file 199');
     expect(readFileSync(join(target.host, 'd0/top.txt'), 'utf8')).toBe('top');
     expect(readdirSync(target.host)).toEqual(['d0']);
+  });
+
+  it(`makes up to ${MAX_FILE_DIRECTORIES} directories for a request, and refuses one more before writing`, async () => {
+    const target = workdir();
+    const inDirectories = (count: number) =>
+      Object.fromEntries(Array.from({ length: count }, (_, i) => [`case${i}/in.txt`, base64(String(i))]));
+    await expect(writeFiles(target, inDirectories(MAX_FILE_DIRECTORIES + 1))).rejects.toThrow(
+      `the files need more than ${MAX_FILE_DIRECTORIES} directories`,
+    );
+    expect(readdirSync(target.host)).toEqual([]);
+    await writeFiles(target, inDirectories(MAX_FILE_DIRECTORIES));
+    expect(readdirSync(target.host)).toHaveLength(MAX_FILE_DIRECTORIES);
+  });
+
+  it("refuses, before writing, a file that is another's directory, and names Linux would refuse", async () => {
+    const target = workdir();
+    const refusals = [
+      [{ a: base64('1'), 'a/b': base64('2') }, 'a path cannot be a file and a directory'],
+      [{ [`${'n'.repeat(256)}/f`]: base64('1') }, 'one of its names is longer than 255 bytes'],
+      [{ [`${`${'n'.repeat(250)}/`.repeat(17)}f`]: base64('1') }, 'it is 4096 bytes or longer'],
+    ] as const;
+    for (const [files, reason] of refusals) {
+      await expect(writeFiles(target, files)).rejects.toThrow(reason);
+    }
+    expect(readdirSync(target.host)).toEqual([]);
+    // Controls: a 255-byte name, and the same names as two files apart.
+    await writeFiles(target, { [`${'n'.repeat(255)}/f`]: base64('1'), a: base64('1'), 'b/a': base64('2') });
+    expect(readdirSync(target.host).sort()).toEqual(['a', 'b', 'n'.repeat(255)]);
   });
 
   it('refuses a path one directory deeper, before writing anything', async () => {
