@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { saveScreenshot } from '../screenshots';
 
 test('each page names its tab, so a row of dashboard tabs can be told apart', async ({ page }) => {
   for (const [path, title] of [
@@ -20,6 +21,7 @@ test('an unknown address answers 404 with a page of the dashboard that leads bac
   await expect(page).toHaveTitle('Page not found · Fusebox');
   const card = page.getByRole('region', { name: 'Page not found' });
   await expect(card).toBeVisible();
+  await saveScreenshot(page, 'not-found');
   await card.getByRole('link', { name: 'rollouts' }).click();
   await expect(page).toHaveURL(/\/rollouts$/);
 });

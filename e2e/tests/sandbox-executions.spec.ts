@@ -24,10 +24,13 @@ test('executions are listed newest first, filter by status, and open with code, 
   });
   expect(await failed.json()).toMatchObject({ status: 'Failed' });
 
+  // The rows come with the page; its filters answer once it is hydrated, when its live stream opens.
+  const hydrated = page.waitForRequest((sent) => sent.url().includes('executions.changes'));
   await page.goto('/executions');
   const list = page.getByRole('list', { name: 'executions' });
   await expect(list.getByRole('listitem').first()).toContainText('Failed');
   await saveScreenshot(page, 'executions');
+  await hydrated;
   await page.getByLabel('status').selectOption('Failed');
   await expect(page).toHaveURL(/status=Failed/);
   await expect(list.getByRole('listitem').first()).toContainText('Failed');
@@ -117,7 +120,8 @@ test('new executions appear at the top of the list while it is open, over SSE an
   await expect(rows.first()).toBeVisible();
   await page.evaluate(() => ((window as { kept?: boolean }).kept = true));
   const before = await rows.count();
-  expect(streams.length).toBeGreaterThan(0);
+  // The rows come with the page; the stream opens once it is hydrated.
+  await expect.poll(() => streams.length).toBeGreaterThan(0);
 
   // Six seconds in which nothing is recorded (a row is written when its run ends): the 2-second poll this
   // replaced asked for the list at least twice in them; the live list asks only after a change.
