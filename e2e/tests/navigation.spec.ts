@@ -22,6 +22,8 @@ test('an unknown address answers 404 with a page of the dashboard that leads bac
   const card = page.getByRole('region', { name: 'Page not found' });
   await expect(card).toBeVisible();
   await saveScreenshot(page, 'not-found');
+  for (const view of ['overview', 'executions', 'sessions', 'retrieval'])
+    await expect(card.getByRole('link', { name: view })).toBeVisible();
   await card.getByRole('link', { name: 'rollouts' }).click();
   await expect(page).toHaveURL(/\/rollouts$/);
 });

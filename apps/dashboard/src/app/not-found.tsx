@@ -10,8 +10,8 @@ export default function NotFound() {
     <EmptyState title="Page not found">
       <p>
         The dashboard has no page at this address. Go to the <Link href="/">overview</Link>,{' '}
-        <Link href="/executions">executions</Link>, <Link href="/sessions">sessions</Link> or{' '}
-        <Link href="/rollouts">rollouts</Link>.
+        <Link href="/executions">executions</Link>, <Link href="/sessions">sessions</Link>,{' '}
+        <Link href="/rollouts">rollouts</Link> or <Link href="/retrieval">retrieval</Link>.
       </p>
     </EmptyState>
   );
