@@ -234,7 +234,8 @@ export class AgentSessions {
         live.cells = [];
         live.cellBytes = 0;
       } else {
-        live.cells.push(code);
+        // As stored: a replay after the interpreter is lost then runs what the reward and other processes run.
+        live.cells.push(storableText(code));
         live.cellBytes += codeBytes;
       }
     }

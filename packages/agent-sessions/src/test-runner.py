@@ -1,5 +1,5 @@
 # The trusted test runner of agent sessions (issue 15, item 5). It runs in a fresh sandbox, through the same path
-# as /run_code, before any of the model's code: it reads the job from a file the host wrote (then deletes it),
+# as /run_code, before any of the model's code: it reads the job from files the host wrote (then deletes them),
 # runs the model's code and the test in a separate `python3 -I` child, and decides the verdict itself.
 #
 # The child runs the model's code, so everything in it is the model's: it may exit at will, patch builtins,
@@ -20,7 +20,8 @@
 #   open: a process still there could read the line, but not sign another. This process is not dumpable, so
 #   the child cannot read its memory or open its fds through /proc.
 #
-# The job file (JSON): {"key", "mode": "cells" | "program", "cells": [...], "solution", "test"}. "cells": a
+# The job: the subject file's JSON {"mode": "cells" | "program", "cells": [...], "solution"} (the same for every
+# test of a reward) and the job file's {"key", "test", "call_tests"}. "cells": a
 # stateful session's cells replayed one by one (an exception in one does not stop the rest, as in the live
 # session), then the test. "program": the test with the solution at its #<INSERT> line (or before it).
 import sys

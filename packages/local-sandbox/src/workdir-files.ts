@@ -27,7 +27,6 @@ function relativePath(path: string): string | { refused: string } {
   if (normalised === '..' || normalised.startsWith('../'))
     return { refused: 'it leads out of the working directory' };
   if (normalised === '.' || normalised.endsWith('/')) return { refused: 'it names a directory, not a file' };
-  if (Buffer.byteLength(normalised) >= PATH_MAX) return { refused: `it is ${PATH_MAX} bytes or longer` };
   const names = normalised.split('/');
   if (names.length - 1 > MAX_FILE_DIRECTORY_DEPTH)
     return { refused: `it is more than ${MAX_FILE_DIRECTORY_DEPTH} directories deep` };
@@ -39,8 +38,8 @@ function relativePath(path: string): string | { refused: string } {
 /**
  * Writes the request's `files` (base64, nulls skipped) into a working directory nobody has touched yet, creating
  * parent directories, all owned by the sandbox's uid so its code may change them. Throws {@link UnsafePathError}
- * before writing anything if a path is unsafe, if the files need more than {@link MAX_FILE_DIRECTORIES}
- * directories, or if one file's path is another's directory. Asynchronous, one file after another: a thousand
+ * before writing anything if a path is unsafe or too long, if the files need more than
+ * {@link MAX_FILE_DIRECTORIES} directories, if one file's path is another's directory, or if two name one file. Asynchronous, one file after another: a thousand
  * files written synchronously held the API's event loop for 40-50 ms.
  */
 export async function writeFiles(
@@ -49,10 +48,16 @@ export async function writeFiles(
 ): Promise<void> {
   const writes: [path: string, relative: string, content: Buffer][] = [];
   const directories = new Set<string>();
+  const written = new Set<string>();
   for (const [path, content] of Object.entries(files)) {
     if (content === null) continue;
     const relative = relativePath(path);
     if (typeof relative !== 'string') throw new UnsafePathError(path, relative.refused);
+    // Measured where it is written: the host's path to the working directory comes first.
+    if (Buffer.byteLength(join(workdir.host, relative)) >= PATH_MAX)
+      throw new UnsafePathError(path, `in the working directory it is ${PATH_MAX} bytes or longer`);
+    if (written.has(relative)) throw new UnsafePathError(path, 'another of the files names the same file');
+    written.add(relative);
     for (let slash = relative.indexOf('/'); slash !== -1; slash = relative.indexOf('/', slash + 1))
       directories.add(relative.slice(0, slash));
     if (directories.size > MAX_FILE_DIRECTORIES)

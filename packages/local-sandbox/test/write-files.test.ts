@@ -49,6 +49,7 @@ describe('writeFiles', () => {
     const target = workdir();
     const refusals = [
       [{ a: base64('1'), 'a/b': base64('2') }, 'a path cannot be a file and a directory'],
+      [{ a: base64('1'), './a': base64('2') }, 'another of the files names the same file'],
       [{ [`${'n'.repeat(256)}/f`]: base64('1') }, 'one of its names is longer than 255 bytes'],
       [{ [`${`${'n'.repeat(250)}/`.repeat(17)}f`]: base64('1') }, 'it is 4096 bytes or longer'],
     ] as const;
@@ -59,6 +60,20 @@ describe('writeFiles', () => {
     // Controls: a 255-byte name, and the same names as two files apart.
     await writeFiles(target, { [`${'n'.repeat(255)}/f`]: base64('1'), a: base64('1'), 'b/a': base64('2') });
     expect(readdirSync(target.host).sort()).toEqual(['a', 'b', 'n'.repeat(255)]);
+  });
+
+  it("measures a path's length where it is written, after the working directory's own path", async () => {
+    const target = workdir();
+    // 19 names of 200 bytes, then one that brings the whole host path to 4096 bytes, or to 4095.
+    const path = (total: number) => {
+      const directories = `${'d'.repeat(200)}/`.repeat(19);
+      return `${directories}${'f'.repeat(total - Buffer.byteLength(`${target.host}/${directories}`))}`;
+    };
+    await expect(writeFiles(target, { [path(4096)]: base64('1') })).rejects.toThrow(
+      'in the working directory it is 4096 bytes or longer',
+    );
+    await writeFiles(target, { [path(4095)]: base64('1') });
+    expect(readFileSync(join(target.host, path(4095)), 'utf8')).toBe('1');
   });
 
   it('refuses a path one directory deeper, before writing anything', async () => {
