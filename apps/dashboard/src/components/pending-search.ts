@@ -6,14 +6,18 @@
 let pending: { pathname: string; from: string; to: string } | undefined;
 
 /**
- * The query string a change should build on: the one last navigated to while the page still shows what it
- * showed then, else the one shown (the navigation arrived, or Back or a link moved elsewhere).
+ * Forgets the last navigation once the page shows anything but what it showed then: the navigation arrived, or
+ * Back or a link moved elsewhere. Called whenever the page's address changes, so that coming back later to the
+ * query string it started from does not bring it back.
  */
+export function settle(pathname: string, shown: URLSearchParams): void {
+  if (pending && (pending.pathname !== pathname || pending.from !== shown.toString())) pending = undefined;
+}
+
+/** The query string a change should build on: the one last navigated to if it has not arrived, else the one shown. */
 export function baseSearch(pathname: string, shown: URLSearchParams): URLSearchParams {
-  const current = shown.toString();
-  if (pending?.pathname === pathname && pending.from === current) return new URLSearchParams(pending.to);
-  pending = undefined;
-  return new URLSearchParams(current);
+  settle(pathname, shown);
+  return new URLSearchParams(pending?.to ?? shown.toString());
 }
 
 /** Notes a navigation a change is about to make, from the query string `shown`. */

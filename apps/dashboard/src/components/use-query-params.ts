@@ -1,8 +1,8 @@
 'use client';
 
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
-import { useCallback } from 'react';
-import { baseSearch, navigating } from './pending-search';
+import { useCallback, useEffect } from 'react';
+import { baseSearch, navigating, settle } from './pending-search';
 
 /**
  * The page's query string, and a setter for one parameter (an empty value removes it). Filter changes push a
@@ -12,6 +12,7 @@ export function useQueryParams() {
   const search = useSearchParams();
   const router = useRouter();
   const pathname = usePathname();
+  useEffect(() => settle(pathname, search), [pathname, search]);
   const set = useCallback(
     (name: string, value: string, options: { replace?: boolean } = {}) => {
       const next = baseSearch(pathname, search);

@@ -1,8 +1,8 @@
 'use client';
 
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
-import { useCallback, useMemo } from 'react';
-import { baseSearch, navigating } from '~/components/pending-search';
+import { useCallback, useEffect, useMemo } from 'react';
+import { baseSearch, navigating, settle } from '~/components/pending-search';
 import { type BrowserParams, browserSearch, parseBrowserParams } from './browser-params';
 
 /**
@@ -16,6 +16,7 @@ export function useBrowserParams(): [
   const search = useSearchParams();
   const router = useRouter();
   const pathname = usePathname();
+  useEffect(() => settle(pathname, search), [pathname, search]);
   const params = useMemo(() => parseBrowserParams(new URLSearchParams(search.toString())), [search]);
   const update = useCallback(
     (patch: Partial<BrowserParams>, options: { push?: boolean } = {}) => {
