@@ -1,15 +1,19 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
+import { useSubscription } from '@trpc/tanstack-react-query';
 import { Link } from '~/components/link';
 import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
 import { formatTime } from '~/components/format';
+import { useRefetchOnChange } from '~/components/use-refetch-on-change';
 import { useTRPC } from '~/trpc/client';
 
-/** Every imported run, newest first, or how to import the first one. */
+/** Every imported run, newest first, kept live, or how to import the first one. */
 export function RunList() {
   const trpc = useTRPC();
-  const runs = useQuery({ ...trpc.rollouts.runs.queryOptions(), refetchInterval: 10_000 });
+  const runs = useQuery(trpc.rollouts.runs.queryOptions());
+  const live = useSubscription(trpc.rollouts.runsChanges.subscriptionOptions());
+  useRefetchOnChange(live.data?.id, [trpc.rollouts.runs.queryKey()]);
   if (runs.isPending) return <Loading what="rollout runs" />;
   if (runs.isError) return <ProblemCard error={runs.error} what="Rollout runs" />;
   if (runs.data.length === 0)

@@ -22,6 +22,7 @@ import {
 } from '@fusebox/rollouts';
 import { pgInt } from '@fusebox/db/bounded-numbers';
 import { publicProcedure } from '../init';
+import { watchChanges } from '../watch-changes';
 
 /** Score histograms use one bucket per value when a run has at most this many distinct scores (0/1 rewards). */
 const MAX_EXACT_BUCKETS = 12;
@@ -81,6 +82,26 @@ async function runSteps(prisma: PrismaClient, runId: string): Promise<{ step: nu
 /** Rollout runs imported by `fusebox rollouts import`: steps, samples, full-text search. */
 export const rolloutsRouter = {
   runs: publicProcedure.query(({ ctx }) => rolloutRuns(ctx.prisma)),
+
+  /**
+   * Over SSE, a version of the run list (how many runs, the latest import, the lines read in all), read every
+   * FUSEBOX_DASHBOARD_LIVE_INTERVAL_MS and sent when it changes: a run imported, growing or deleted elsewhere
+   * shows in an open run list without a reload. One row per step file is summed, no sample is read.
+   */
+  runsChanges: publicProcedure.subscription(async function* ({ ctx, signal }) {
+    yield* watchChanges(
+      async () => {
+        const [list] = await ctx.prisma.$queryRaw<{ runs: number; updated: Date | null; lines: bigint }[]>`
+          SELECT (SELECT count(*)::int FROM "rollout_run") AS "runs",
+            (SELECT max("updated_at") FROM "rollout_run") AS "updated",
+            (SELECT coalesce(sum("lines_read"), 0)::bigint FROM "rollout_file") AS "lines"`;
+        const version = `${list!.runs}:${list!.updated?.toISOString() ?? ''}:${list!.lines}`;
+        return { version, value: { runs: list!.runs } };
+      },
+      ctx.limits.liveIntervalMs,
+      signal,
+    );
+  }),
 
   /**
    * The run's steps with samples, from the import's own bookkeeping (one row per step file, no sample read):
