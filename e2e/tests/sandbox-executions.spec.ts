@@ -141,3 +141,30 @@ test('new executions appear at the top of the list while it is open, over SSE an
   await rows.first().getByRole('link').first().click();
   await expect(page.getByLabel('code', { exact: true })).toContainText('raise SystemExit(5)');
 });
+
+test("a filter's old rows are marked busy until its page arrives, then replaced", async ({ page }) => {
+  const hydrated = page.waitForRequest((sent) => sent.url().includes('executions.changes'));
+  await page.goto('/executions');
+  const list = page.getByRole('list', { name: 'executions' });
+  await expect(list.getByRole('listitem').first()).toBeVisible();
+  await hydrated;
+  await expect(list).toHaveAttribute('aria-busy', 'false');
+
+  // The filter's server render is held back until the test has seen the old rows marked busy.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(
+    (url) => url.pathname === '/executions' && url.searchParams.get('status') === 'Success',
+    async (route) => {
+      if (route.request().headers()['rsc']) await held;
+      await route.continue();
+    },
+  );
+  await page.getByLabel('status').selectOption('Success');
+  await expect(list).toHaveAttribute('aria-busy', 'true');
+  await expect(list.getByRole('listitem').filter({ hasText: 'Failed' }).first()).toBeVisible();
+  release();
+  await expect(page).toHaveURL(/status=Success/);
+  await expect(list).toHaveAttribute('aria-busy', 'false');
+  await expect(list.getByRole('listitem').filter({ hasText: 'Failed' })).toHaveCount(0);
+});

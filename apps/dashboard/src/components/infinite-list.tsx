@@ -20,6 +20,8 @@ interface InfiniteListProps<T> {
   columns?: string[];
   columnsClass?: string;
   selectedIndex?: (items: T[]) => number;
+  /** The rows are about to be replaced (a filter's page is on its way). */
+  busy?: boolean;
 }
 
 /** A virtualized list over a paginated query: the next page loads as the end of the list comes into view. */
@@ -31,6 +33,7 @@ export function InfiniteList<T>({
   columns,
   columnsClass,
   selectedIndex,
+  busy = false,
 }: InfiniteListProps<T>) {
   const items = query.data.pages.flatMap((page) => page.items);
   return (
@@ -49,6 +52,7 @@ export function InfiniteList<T>({
         loadingMore={query.isFetchingNextPage}
         loadMore={() => void query.fetchNextPage()}
         rowHeight={rowHeight}
+        busy={busy}
         {...(selectedIndex ? { selectedIndex: selectedIndex(items) } : {})}
         renderRow={(index) => renderRow(items[index]!)}
       />

@@ -17,6 +17,8 @@ interface VirtualListProps {
   renderRow: (index: number) => ReactNode;
   /** Kept in view when it changes (keyboard navigation). */
   selectedIndex?: number;
+  /** The rows are about to be replaced: shown dimmed, and told to assistive technology. */
+  busy?: boolean;
 }
 
 /**
@@ -32,6 +34,7 @@ export function VirtualList({
   rowHeight,
   renderRow,
   selectedIndex,
+  busy = false,
 }: VirtualListProps) {
   const parent = useRef<HTMLDivElement>(null);
   // eslint-disable-next-line react-hooks/incompatible-library -- TanStack Virtual is not compiled by React Compiler; nothing here is memoised by it.
@@ -54,7 +57,7 @@ export function VirtualList({
       virtualizer.scrollToIndex(selectedIndex, { align: 'auto' });
   }, [selectedIndex, virtualizer]);
   return (
-    <div ref={parent} className="virtual-list" role="list" aria-label={label}>
+    <div ref={parent} className="virtual-list" role="list" aria-label={label} aria-busy={busy}>
       <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
         {items.map((item) => (
           <div

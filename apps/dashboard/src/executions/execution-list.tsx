@@ -24,7 +24,7 @@ const outOfMemory = (item: { status: string; returnCode: number | null; runStatu
  */
 export function ExecutionList({ api }: { api: ApiAddress }) {
   const trpc = useTRPC();
-  const { search, set } = useQueryParams();
+  const { search, set, pending } = useQueryParams();
   const params = executionListParams(search);
   const { status, language, session, from, to, text, slowest } = params;
   const languages = useQuery(trpc.executions.languages.queryOptions());
@@ -111,6 +111,7 @@ export function ExecutionList({ api }: { api: ApiAddress }) {
         </EmptyState>
       ) : (
         <InfiniteList
+          busy={pending}
           label="executions"
           query={list}
           rowHeight={36}
@@ -128,7 +129,7 @@ export function ExecutionList({ api }: { api: ApiAddress }) {
               </span>
               <span>{formatMs(item.runMs === null ? null : item.runMs + (item.compileMs ?? 0))}</span>
               <span>{formatMs(item.queueWaitMs)}</span>
-              <span>{item.sessionId ?? ''}</span>
+              <span title={item.sessionId ?? undefined}>{item.sessionId ?? ''}</span>
             </Link>
           )}
         />

@@ -22,7 +22,7 @@ function describeResults(results: { id: string; score: number }[][] | null): str
  */
 export function RetrievalCalls() {
   const trpc = useTRPC();
-  const { search, set } = useQueryParams();
+  const { search, set, pending } = useQueryParams();
   const corpus = search.get('corpus') ?? undefined;
   const refused = search.get('refused') === 'yes';
   const corpora = useQuery(trpc.retrieval.corpora.queryOptions());
@@ -85,6 +85,7 @@ export function RetrievalCalls() {
         </EmptyState>
       ) : (
         <InfiniteList
+          busy={pending}
           label="retrieve calls"
           query={list}
           rowHeight={36}

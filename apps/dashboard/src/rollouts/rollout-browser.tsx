@@ -24,7 +24,7 @@ const SCROLL_STEP = 240;
 export function RolloutBrowser({ runId }: { runId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [params, setParams] = useBrowserParams();
+  const [params, setParams, updating] = useBrowserParams();
   useRunLive(runId);
   const steps = useQuery(trpc.rollouts.stepList.queryOptions({ runId }));
   const stepNumbers = steps.data?.steps.map((step) => step.step) ?? [];
@@ -164,7 +164,7 @@ export function RolloutBrowser({ runId }: { runId: string }) {
       </header>
       <FilterBar runId={runId} step={step} params={params} onChange={change} />
       <div className="browser">
-        <div className="list-pane">
+        <div className="list-pane" aria-busy={updating}>
           {params.q ? (
             <SearchResults runId={runId} params={params} />
           ) : (

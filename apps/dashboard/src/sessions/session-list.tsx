@@ -21,7 +21,7 @@ function fraction(count: number | null, total: number | null): string {
 /** Agent sessions (/start_instance … /compute_reward), newest first, filterable by state and errors. */
 export function SessionList() {
   const trpc = useTRPC();
-  const { search, set } = useQueryParams();
+  const { search, set, pending } = useQueryParams();
   const state = STATES.find((candidate) => candidate === search.get('state'));
   const errors = search.get('errors');
   const list = useInfiniteQuery({
@@ -67,6 +67,7 @@ export function SessionList() {
         </EmptyState>
       ) : (
         <InfiniteList
+          busy={pending}
           label="sessions"
           query={list}
           rowHeight={36}
@@ -74,8 +75,8 @@ export function SessionList() {
           columnsClass="session-row"
           renderRow={(item) => (
             <Link href={`/sessions/${item.id}`} className="row session-row">
-              <span>{item.id}</span>
-              <span>{item.task.name}</span>
+              <span title={item.id}>{item.id}</span>
+              <span title={item.task.name}>{item.task.name}</span>
               <span>{item.state}</span>
               <span>{item.actionCount}</span>
               <span className={item.errorCount ? 'bad-text' : ''}>{item.errorCount}</span>
