@@ -159,6 +159,29 @@ test('exports the filtered list as JSONL and CSV', async ({ page }) => {
   expect(text).toContain('1,8,code-1-4,1,21,code,1.4,');
 });
 
+test("exports a query's matches across every step, whole, in step and line order", async ({ page }) => {
+  const query = 'data_source:code turns>2';
+  await page.goto(`/rollouts/${runId}/browse?step=1&q=${encodeURIComponent(query)}`);
+  await expect(page.locator('.list-count')).toContainText('4 matches');
+  const [jsonl] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'JSONL' }).click(),
+  ]);
+  expect(jsonl.suggestedFilename()).toBe('search.jsonl');
+  const samples = (await readFile(await jsonl.path(), 'utf8'))
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  // Samples 3 and 4 of each step's code group make three and four turns.
+  expect(samples.map((sample) => [sample.step, sample.line, sample.request_id])).toEqual([
+    [1, 7, 'code-1-3'],
+    [1, 8, 'code-1-4'],
+    [2, 7, 'code-2-3'],
+    [2, 8, 'code-2-4'],
+  ]);
+  expect(samples[0]!.output).toContain('<tool_call>');
+});
+
 test('a new step appears in the open browser and run page as it is imported, without a reload', async ({
   page,
   context,

@@ -38,7 +38,8 @@ export function SampleList({ runId, step, params }: { runId: string; step: numbe
   return (
     <>
       <p className="list-count" aria-live="polite">
-        {total.toLocaleString()} samples <ExportSamples runId={runId} step={step} params={params} />
+        {total.toLocaleString()} samples{' '}
+        <ExportSamples runId={runId} source={{ kind: 'step', step }} params={params} />
       </p>
       <InfiniteList
         label="samples"

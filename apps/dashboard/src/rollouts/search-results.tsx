@@ -7,6 +7,7 @@ import { InfiniteList } from '~/components/infinite-list';
 import { formatScore } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
 import { type BrowserParams, browserSearch, sampleFilter } from './browser-params';
+import { ExportSamples } from './export-samples';
 
 const PAGE = 50;
 
@@ -58,7 +59,8 @@ export function SearchResults({ runId, params }: { runId: string; params: Browse
     <>
       <p className="list-count" aria-live="polite">
         {first.capped ? `${first.total}+` : first.total} matches for <q>{params.q}</q>
-        {filtered ? ' under the filters' : ''}
+        {filtered ? ' under the filters' : ''}{' '}
+        <ExportSamples runId={runId} source={{ kind: 'search' }} params={params} />
       </p>
       {first.checkedIn ? (
         <p className="muted">

@@ -9,12 +9,11 @@ import {
   sampleOrder,
   sampleWhere,
 } from '@fusebox/rollouts';
+import { EXPORTED_SAMPLE_COLUMNS, EXPORT_PAGE, type ExportedSampleRow } from '../exported-samples';
 import { publicProcedure } from '../init';
 import { watchChanges } from '../watch-changes';
 import { assertRun } from './rollouts';
 
-/** Samples per export page: whole texts travel, so pages are smaller than the list's. */
-const EXPORT_PAGE = 200;
 /** A step's histogram of a metric has one bucket per value when it has at most this many (turns, 0/1 fields). */
 const MAX_EXACT_BUCKETS = 12;
 /** Buckets of equal width otherwise. */
@@ -296,20 +295,9 @@ export const rolloutAnalysisRouter = {
         });
       }
       const take = Math.min(EXPORT_PAGE, end - offset);
-      const rows = await ctx.prisma.$queryRaw<
-        {
-          step: number;
-          line: number;
-          request_id: string | null;
-          input: string;
-          output: string;
-          gts: unknown;
-          score: number | null;
-          extras: Record<string, unknown>;
-        }[]
-      >`
-        SELECT "step", "line", "request_id", "input", "output", "gts", "score", "extras"
-        FROM "rollout_sample" WHERE ${sampleWhere(input)}
+      const rows = await ctx.prisma.$queryRaw<ExportedSampleRow[]>`
+        SELECT ${EXPORTED_SAMPLE_COLUMNS}
+        FROM "rollout_sample" s WHERE ${sampleWhere(input)}
         ORDER BY ${sampleOrder(input)} LIMIT ${take + 1} OFFSET ${offset}`;
       const more = rows.length > take;
       const next = offset + take;

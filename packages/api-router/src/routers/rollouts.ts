@@ -23,6 +23,7 @@ import {
 import { pgInt } from '@fusebox/db/bounded-numbers';
 import { publicProcedure } from '../init';
 import { watchChanges } from '../watch-changes';
+import { EXPORTED_SAMPLE_COLUMNS, EXPORT_PAGE, type ExportedSampleRow } from '../exported-samples';
 
 /** Score histograms use one bucket per value when a run has at most this many distinct scores (0/1 rewards). */
 const MAX_EXACT_BUCKETS = 12;
@@ -77,6 +78,61 @@ async function runSteps(prisma: PrismaClient, runId: string): Promise<{ step: nu
     orderBy: { step: 'asc' },
   });
   return files.filter((file) => file.linesRead > file.linesRejected).map((file) => ({ step: file.step }));
+}
+
+/** What a search is asked: the query, the filter bar's conditions, and a step to keep to (none: all). */
+const searchInput = sampleFilterSchema
+  .pick({
+    scoreMin: true,
+    scoreMax: true,
+    charsMin: true,
+    charsMax: true,
+    toolCallsMin: true,
+    toolCallsMax: true,
+    turnsMin: true,
+    turnsMax: true,
+    fields: true,
+  })
+  .extend({
+    runId: z.uuid(),
+    q: z.string().min(1).max(500),
+    step: pgInt().optional(),
+  });
+
+/**
+ * A search's matches in step and line order, at most SEARCH_COUNT_CAP + 1 of them, with what its hits mark and
+ * how far it looked. A query the parser refuses, or one with nothing to search, is a BAD_REQUEST naming why.
+ */
+async function findMatches(ctx: { prisma: PrismaClient }, input: z.infer<typeof searchInput>) {
+  await assertRun(ctx, input.runId);
+  let query;
+  try {
+    // Only a comparison can name a field: plain text (and every page of its results) reads no field names.
+    const knownFields = /[:=<>]/.test(input.q)
+      ? await runFieldNames(ctx.prisma, input.runId)
+      : new Set<string>();
+    query = parseSampleQuery(input.q, { knownFields });
+  } catch (error) {
+    if (!(error instanceof SampleQueryError)) throw error;
+    throw new TRPCError({ code: 'BAD_REQUEST', message: error.message });
+  }
+  if (query === null) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: 'type a word (letters or digits), a "phrase" or a field condition such as score<=0 to search',
+    });
+  }
+  const filtered = hasConditions(input);
+  const checkBudget = hasPhrase(query) ? PHRASE_CANDIDATES : FILTER_CANDIDATES;
+  const found = await searchSamples(ctx.prisma, query, {
+    runId: input.runId,
+    ...(input.step === undefined ? {} : { step: input.step }),
+    ...(filtered ? { where: sampleConditions(input) } : {}),
+    countCap: SEARCH_COUNT_CAP,
+    checkBudget,
+    prefixTerms: PREFIX_TERMS,
+  });
+  return { ...found, shown: shownText(query), checkBudget };
 }
 
 /** Rollout runs imported by `fusebox rollouts import`: steps, samples, full-text search. */
@@ -323,57 +379,13 @@ export const rolloutsRouter = {
    */
   search: publicProcedure
     .input(
-      sampleFilterSchema
-        .pick({
-          scoreMin: true,
-          scoreMax: true,
-          charsMin: true,
-          charsMax: true,
-          toolCallsMin: true,
-          toolCallsMax: true,
-          turnsMin: true,
-          turnsMax: true,
-          fields: true,
-        })
-        .extend({
-          runId: z.uuid(),
-          q: z.string().min(1).max(500),
-          step: pgInt().optional(),
-          cursor: pgInt(0).nullish(),
-          limit: z.int().min(1).max(100).default(50),
-        }),
+      searchInput.extend({
+        cursor: pgInt(0).nullish(),
+        limit: z.int().min(1).max(100).default(50),
+      }),
     )
     .query(async ({ ctx, input }) => {
-      await assertRun(ctx, input.runId);
-      let query;
-      try {
-        // Only a comparison can name a field: plain text (and every page of its results) reads no field names.
-        const knownFields = /[:=<>]/.test(input.q)
-          ? await runFieldNames(ctx.prisma, input.runId)
-          : new Set<string>();
-        query = parseSampleQuery(input.q, { knownFields });
-      } catch (error) {
-        if (!(error instanceof SampleQueryError)) throw error;
-        throw new TRPCError({ code: 'BAD_REQUEST', message: error.message });
-      }
-      if (query === null) {
-        throw new TRPCError({
-          code: 'BAD_REQUEST',
-          message:
-            'type a word (letters or digits), a "phrase" or a field condition such as score<=0 to search',
-        });
-      }
-      const filtered = hasConditions(input);
-      const shown = shownText(query);
-      const checkBudget = hasPhrase(query) ? PHRASE_CANDIDATES : FILTER_CANDIDATES;
-      const { matches, budgetSpent, prefixesCut } = await searchSamples(ctx.prisma, query, {
-        runId: input.runId,
-        ...(input.step === undefined ? {} : { step: input.step }),
-        ...(filtered ? { where: sampleConditions(input) } : {}),
-        countCap: SEARCH_COUNT_CAP,
-        checkBudget,
-        prefixTerms: PREFIX_TERMS,
-      });
+      const { matches, budgetSpent, prefixesCut, shown, checkBudget } = await findMatches(ctx, input);
       const offset = input.cursor ?? 0;
       const page = matches.slice(offset, offset + input.limit);
       const texts = page.length
@@ -410,6 +422,32 @@ export const rolloutsRouter = {
           } as const;
         }),
         nextCursor: offset + rows.length < Math.min(count, SEARCH_COUNT_CAP) ? offset + rows.length : null,
+      };
+    }),
+
+  /**
+   * A search's samples whole, a page at a time in step and line order, for the browser to join into a JSONL or
+   * CSV download: every match, up to the SEARCH_COUNT_CAP that a search lists (`capped` says when there were
+   * more). Each page runs the search again, as a page of the list does.
+   */
+  exportSearch: publicProcedure
+    .input(searchInput.extend({ cursor: pgInt(0).nullish() }))
+    .query(async ({ ctx, input }) => {
+      const { matches } = await findMatches(ctx, input);
+      const listed = matches.slice(0, SEARCH_COUNT_CAP);
+      const offset = input.cursor ?? 0;
+      const page = listed.slice(offset, offset + EXPORT_PAGE);
+      const rows = page.length
+        ? await ctx.prisma.$queryRaw<ExportedSampleRow[]>`
+            SELECT ${EXPORTED_SAMPLE_COLUMNS} FROM "rollout_sample" s ${joinMatches(page)}
+            WHERE s."run_id" = ${input.runId}::uuid`
+        : [];
+      const byKey = new Map(rows.map((row) => [matchKey(row), row]));
+      return {
+        items: page.map((match) => byKey.get(matchKey(match))!),
+        nextCursor: offset + page.length < listed.length ? offset + page.length : null,
+        capped: matches.length > SEARCH_COUNT_CAP,
+        maxSamples: SEARCH_COUNT_CAP,
       };
     }),
 } satisfies TRPCRouterRecord;
