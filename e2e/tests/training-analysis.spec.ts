@@ -80,6 +80,30 @@ test('the browser sorts by turns and by an extra field, and bounds the turns', a
   await expect(page).toHaveURL(/turns_max=1/);
 });
 
+test('a text field finds a part of its value, in the filter bar and in the query box', async ({ page }) => {
+  await page.goto(`/rollouts/${runId}/browse?step=1`);
+  await expect(page.getByLabel('keyboard shortcuts')).toBeVisible();
+  const value = page.getByLabel('data_source value');
+  // The whole value, as before: a part finds nothing.
+  await value.fill('od');
+  await value.press('Enter');
+  await expect(page.getByText('No samples match')).toBeVisible();
+  // Contains: the same text, found anywhere and ignoring case, kept in the URL as the pattern it means.
+  await page.getByLabel('data_source match').selectOption('contains');
+  await expect(page.locator('.list-count')).toContainText(`${GROUP_SIZE} samples`);
+  expect(new URL(page.url()).searchParams.getAll('f')).toEqual(['data_source=*od*']);
+  await value.fill('MAT');
+  await value.press('Enter');
+  await expect(page.locator('.list-count')).toContainText(`${GROUP_SIZE} samples`);
+  await expect(page.getByRole('list', { name: 'samples' }).getByRole('link').first()).toContainText('math');
+  await page.reload();
+  await expect(page.getByLabel('data_source match')).toHaveValue('contains');
+  await expect(value).toHaveValue('MAT');
+
+  await page.goto(`/rollouts/${runId}/browse?step=1&q=${encodeURIComponent('data_source~ODE')}`);
+  await expect(page.locator('.list-count')).toContainText(`${GRPO_STEPS * GROUP_SIZE} matches`);
+});
+
 test('groups whose rewards are all equal are counted per step, listed, and shown side by side', async ({
   page,
 }) => {

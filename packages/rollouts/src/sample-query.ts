@@ -9,7 +9,8 @@ import { MAX_TERM_LENGTH, words } from './search-terms';
  * - `score<=0`, `turns>3`, `chars>=2000`, `tool_calls:0`, `tool_errors>0`, `step>=50`: the importer's numbers per sample
  *   (`length` is `chars`). `acc:true`, `data_source:"openai/gsm8k"`, `pred!=7`, `reward>0.5`: the dump's extra
  *   fields, `:` and `=` comparing the value as text (a value with `*` as a pattern: `data_source:*gsm*`; quoted, as written),
- *   `< <= > >=` as a number; `extra.NAME` names an extra field whatever it is called.
+ *   `~` finding it anywhere in the text, case ignored (`data_source~gsm`, the same as `:*gsm*`), `< <= > >=` as a
+ *   number; `extra.NAME` names an extra field whatever it is called.
  * - Terms side by side must all hold; `OR` between them, `NOT` or `-` before one, parentheses to group. The
  *   operators are upper case: `not` and `or` are words to find.
  *
@@ -43,7 +44,7 @@ export const MAX_QUERY_WORDS = 30;
 const MAX_DEPTH = 32;
 
 const EXTRA_PREFIX = 'extra.';
-const COMPARISON = /^([A-Za-z_][A-Za-z0-9_.-]*)(!=|<=|>=|:|=|<|>)(.*)$/s;
+const COMPARISON = /^([A-Za-z_][A-Za-z0-9_.-]*)(!=|<=|>=|:|=|~|<|>)(.*)$/s;
 
 interface Token {
   kind: 'open' | 'close' | 'and' | 'or' | 'not' | 'text' | 'quoted' | 'field';
@@ -244,7 +245,7 @@ function tokenize(text: string, knownFields: ReadonlySet<string>): Token[] {
       }
       let word = text.slice(at, end);
       // A field's value may be quoted: data_source:"openai/gsm8k".
-      if (/(?:!=|<=|>=|[:=<>])$/.test(word) && text[end] === '"') {
+      if (/(?:!=|<=|>=|[:=~<>])$/.test(word) && text[end] === '"') {
         const close = text.indexOf('"', end + 1);
         if (close < 0) throw new SampleQueryError(`a quote is never closed at column ${end + 1}`);
         word += text.slice(end, close + 1);
@@ -268,6 +269,17 @@ function wordToken(word: string, column: number, knownFields: ReadonlySet<string
   const quoted = value.length >= 2 && value.startsWith('"') && value.endsWith('"');
   if (quoted) value = value.slice(1, -1);
   else if (value === '') throw new SampleQueryError(`“${word}” at column ${column} compares with nothing`);
+  if (match[2] === '~') {
+    if ('builtin' in field)
+      throw new SampleQueryError(`“${word}” at column ${column}: ~ finds text, and ${match[1]} is a number`);
+    // Quoted or not, a part to find anywhere: its own stars still stand for any text.
+    return {
+      kind: 'field',
+      text: word,
+      column,
+      field: { field, op: '=', value: `*${value}*`, pattern: true },
+    };
+  }
   const op: Comparison = match[2] === ':' ? '=' : (match[2] as Comparison);
   const numeric = 'builtin' in field || (op !== '=' && op !== '!=');
   if (numeric && !Number.isFinite(Number(value)))

@@ -75,6 +75,9 @@ describe('the query box', () => {
     // A star makes a pattern; quoted, it is a star.
     expect(parse('acc:t*')).toEqual(field({ extra: 'acc' }, '=', 't*', true));
     expect(parse('acc:"t*"')).toEqual(field({ extra: 'acc' }, '=', 't*'));
+    // `~` finds a part anywhere: the pattern with a star at each end, quoted or not.
+    expect(parse('data_source~gsm')).toEqual(field({ extra: 'data_source' }, '=', '*gsm*', true));
+    expect(parse('data_source~"open ai"')).toEqual(field({ extra: 'data_source' }, '=', '*open ai*', true));
     // Not a field of this run: code to find.
     expect(parse('x=1')).toEqual({
       kind: 'and',
@@ -103,6 +106,8 @@ describe('the query box', () => {
     expect(error('AND odd')).toBe('AND needs a term on each side at column 1 (“AND”)');
     expect(error('score>high')).toBe('“score>high” at column 1: score compares with a number');
     expect(error('acc:')).toBe('“acc:” at column 1 compares with nothing');
+    expect(error('acc~')).toBe('“acc~” at column 1 compares with nothing');
+    expect(error('score~1')).toBe('“score~1” at column 1: ~ finds text, and score is a number');
     expect(error('"open')).toBe('a quote is never closed at column 1');
     expect(error(`${'('.repeat(40)}a${')'.repeat(40)}`)).toMatch(/^more than 32 nested/);
     expect(error(Array.from({ length: 31 }, (_, index) => `w${index}`).join(' '))).toMatch(/more than 30/);

@@ -366,6 +366,14 @@ describe('searchSamples', () => {
       expect(await lines('data_source:"math*"')).toEqual([]);
     });
 
+    it('finds a part anywhere with ~, ignoring case, with % and _ as themselves', async () => {
+      expect(await lines('data_source~gsm')).toEqual([1]);
+      expect(await lines('data_source~H_5')).toEqual([2]);
+      expect(await lines('data_source~500')).toEqual([2, 3]);
+      expect(await lines('data_source~%')).toEqual([4]);
+      expect(await lines('NOT data_source~math')).toEqual([1, 4, 5]);
+    });
+
     it('is the same pattern in the filter bar', async () => {
       const where = sampleConditions({ fields: [{ name: 'data_source', equals: '*-5*' }] });
       expect(await lines('answer', where)).toEqual([3]);

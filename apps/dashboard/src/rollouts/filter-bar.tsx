@@ -1,6 +1,7 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { DebouncedInput } from '~/components/debounced-input';
 import { useTRPC } from '~/trpc/client';
 import type { BrowserParams, DerivedBound, FieldFilter } from './browser-params';
@@ -13,6 +14,69 @@ function parseNumber(value: string): number | undefined {
 function parseCount(value: string): number | undefined {
   const parsed = parseNumber(value);
   return parsed !== undefined && Number.isInteger(parsed) && parsed >= 0 ? parsed : undefined;
+}
+
+type TextMatch = 'is' | 'contains';
+
+/** The part a `*part*` pattern finds anywhere (stars only at its ends), or null for any other value. */
+function containedPart(value: string | undefined): string | null {
+  const match = value === undefined ? null : /^\*([^*]+)\*$/.exec(value);
+  return match ? match[1]! : null;
+}
+
+/**
+ * A text field's filter: the whole value (`is`, with the step's commonest values offered, or a `*` pattern), or
+ * a part found anywhere, case ignored (`contains`, kept in the URL as the pattern `*part*`, which means the
+ * same), so that typing `gsm` finds `openai/gsm8k` without knowing the pattern syntax.
+ */
+function TextFieldFilter({
+  name,
+  top,
+  equals,
+  onChange,
+}: {
+  name: string;
+  top: { value: string }[];
+  equals: string | undefined;
+  onChange: (equals: string | undefined) => void;
+}) {
+  const part = containedPart(equals);
+  // With no value set, the choice is only the user's; with one, the URL says which it is.
+  const [chosen, setChosen] = useState<TextMatch>(part === null ? 'is' : 'contains');
+  const match: TextMatch = equals === undefined ? chosen : part === null ? 'is' : 'contains';
+  const apply = (text: string | undefined, as: TextMatch) =>
+    onChange(text === undefined ? undefined : as === 'contains' ? `*${text}*` : text);
+  return (
+    <label>
+      {name}{' '}
+      <select
+        aria-label={`${name} match`}
+        value={match}
+        onChange={(event) => {
+          const next = event.target.value as TextMatch;
+          setChosen(next);
+          apply(match === 'contains' ? (part ?? undefined) : equals, next);
+        }}
+      >
+        <option value="is">is</option>
+        <option value="contains">contains</option>
+      </select>{' '}
+      <DebouncedInput
+        type="search"
+        placeholder={match === 'contains' ? 'part of the value' : 'value, or * pattern'}
+        {...(match === 'is' ? { list: `values-${name}` } : {})}
+        label={`${name} value`}
+        value={match === 'contains' ? (part ?? undefined) : equals}
+        parse={(typed) => typed || undefined}
+        onCommit={(text) => apply(text, match)}
+      />
+      <datalist id={`values-${name}`}>
+        {top.map((value) => (
+          <option key={value.value} value={value.value} />
+        ))}
+      </datalist>
+    </label>
+  );
 }
 
 /** A min–max pair of inputs for one derived count of the response, applied on Enter or blur. */
@@ -211,23 +275,13 @@ export function FilterBar({ runId, step, params, onChange }: FilterBarProps) {
           );
         }
         return (
-          <label key={field.name}>
-            {field.name} ={' '}
-            <DebouncedInput
-              type="search"
-              placeholder="value, or * pattern"
-              list={`values-${field.name}`}
-              label={`${field.name} value`}
-              value={filter?.equals}
-              parse={(typed) => typed || undefined}
-              onCommit={(equals) => setField(field.name, equals === undefined ? null : { equals })}
-            />
-            <datalist id={`values-${field.name}`}>
-              {field.top.map((value) => (
-                <option key={value.value} value={value.value} />
-              ))}
-            </datalist>
-          </label>
+          <TextFieldFilter
+            key={field.name}
+            name={field.name}
+            top={field.top}
+            equals={filter?.equals}
+            onChange={(equals) => setField(field.name, equals === undefined ? null : { equals })}
+          />
         );
       })}
       {filtered(params) ? (

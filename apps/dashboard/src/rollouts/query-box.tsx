@@ -29,6 +29,7 @@ export function QueryBox({ runId, step, initial, inputRef }: QueryBoxProps) {
       ...BUILTIN_FIELDS.flatMap((name) => [`${name}>=`, `${name}<=`]),
       ...(fields.data ?? []).flatMap((field) => [
         ...field.top.map(({ value }) => `${field.name}:${/[\s()"]/.test(value) ? `"${value}"` : value}`),
+        ...(field.kinds.includes('string') ? [`${field.name}~`] : []),
         ...(field.kinds.includes('number') ? [`${field.name}>=`, `${field.name}<=`] : []),
       ]),
       'AND',
@@ -53,7 +54,7 @@ export function QueryBox({ runId, step, initial, inputRef }: QueryBoxProps) {
         name="q"
         aria-label="search all steps"
         placeholder='Search: words, "phrases", score<=0, acc:true, AND OR NOT (/ or f)'
-        title='Words find the words they begin; "quoted" text is found verbatim; score, chars, tool_calls, tool_errors, turns, step and the extra fields compare with : = != < <= > >=; combine with AND, OR, NOT (or -) and parentheses.'
+        title='Words find the words they begin; "quoted" text is found verbatim; score, chars, tool_calls, tool_errors, turns, step and the extra fields compare with : = != < <= > >= (and ~ finds a part of a text field); combine with AND, OR, NOT (or -) and parentheses.'
         defaultValue={initial}
         list="query-completions"
         autoComplete="off"

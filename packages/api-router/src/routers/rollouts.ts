@@ -108,7 +108,7 @@ async function findMatches(ctx: { prisma: PrismaClient }, input: z.infer<typeof 
   let query;
   try {
     // Only a comparison can name a field: plain text (and every page of its results) reads no field names.
-    const knownFields = /[:=<>]/.test(input.q)
+    const knownFields = /[:=~<>]/.test(input.q)
       ? await runFieldNames(ctx.prisma, input.runId)
       : new Set<string>();
     query = parseSampleQuery(input.q, { knownFields });
