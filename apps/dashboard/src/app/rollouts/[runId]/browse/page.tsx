@@ -1,8 +1,6 @@
 import type { Metadata } from 'next';
 import { HydrationBoundary } from '@tanstack/react-query';
-import { Suspense } from 'react';
 import { type PageSearchParams, pageSearch } from '~/components/page-search';
-import { Loading } from '~/components/query-state';
 import { parseBrowserParams } from '~/rollouts/browser-params';
 import { prefetchBrowser } from '~/rollouts/prefetch-browser';
 import { RolloutBrowser } from '~/rollouts/rollout-browser';
@@ -31,11 +29,12 @@ export default async function BrowsePage({
     runId,
     parseBrowserParams(await pageSearch(searchParams)),
   );
+  // No Suspense boundary around the browser: React streams a boundary bigger than its chunk size (12.8 kB) apart,
+  // behind its fallback, so the rows would show only once a script moved them in, and never without JavaScript.
+  // The page renders per request, so useSearchParams needs no boundary either.
   return (
     <HydrationBoundary state={state}>
-      <Suspense fallback={<Loading what="the browser" />}>
-        <RolloutBrowser runId={runId} />
-      </Suspense>
+      <RolloutBrowser runId={runId} />
     </HydrationBoundary>
   );
 }
