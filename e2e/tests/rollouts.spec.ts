@@ -189,7 +189,7 @@ test('full-text search across steps marks the match in the list and in the sampl
   await page.keyboard.type(RARE_WORD.toUpperCase());
   await page.keyboard.press('Enter');
   const results = page.getByRole('list', { name: 'search results' });
-  await expect(page.getByText(`1 matches for`)).toBeVisible();
+  await expect(page.getByText(`1 match for`)).toBeVisible();
   await expect(results.locator('mark')).toHaveText([RARE_WORD]);
   await results.getByRole('link').first().click();
   await expect(sampleHeading(page)).toContainText('Step 2 · line 3');

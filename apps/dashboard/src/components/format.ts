@@ -24,3 +24,8 @@ export function formatChars(chars: number): string {
   if (chars < 1_000_000) return `${(chars / 1000).toFixed(1)}k`;
   return `${(chars / 1_000_000).toFixed(1)}M`;
 }
+
+/** A count with its noun, singular for one: `1 match`, `2 matches`, `1,000+ samples`. */
+export function formatCount(count: number, one: string, many: string, { capped = false } = {}): string {
+  return `${count.toLocaleString()}${capped ? '+' : ''} ${count === 1 && !capped ? one : many}`;
+}

@@ -4,7 +4,7 @@ import { useInfiniteQuery } from '@tanstack/react-query';
 import { Link } from '~/components/link';
 import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
 import { InfiniteList } from '~/components/infinite-list';
-import { formatChars, formatScore } from '~/components/format';
+import { formatChars, formatCount, formatScore } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
 import { type BrowserParams, browserSearch, sampleListInput } from './browser-params';
 import { ExportSamples } from './export-samples';
@@ -38,7 +38,7 @@ export function SampleList({ runId, step, params }: { runId: string; step: numbe
   return (
     <>
       <p className="list-count" aria-live="polite">
-        {total.toLocaleString()} samples{' '}
+        {formatCount(total, 'sample', 'samples')}{' '}
         <ExportSamples runId={runId} source={{ kind: 'step', step }} params={params} />
       </p>
       <InfiniteList

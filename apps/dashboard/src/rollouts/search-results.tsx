@@ -4,7 +4,7 @@ import { useInfiniteQuery } from '@tanstack/react-query';
 import { Link } from '~/components/link';
 import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
 import { InfiniteList } from '~/components/infinite-list';
-import { formatScore } from '~/components/format';
+import { formatCount, formatScore } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
 import { type BrowserParams, browserSearch, sampleFilter } from './browser-params';
 import { ExportSamples } from './export-samples';
@@ -58,7 +58,7 @@ export function SearchResults({ runId, params }: { runId: string; params: Browse
   return (
     <>
       <p className="list-count" aria-live="polite">
-        {first.capped ? `${first.total}+` : first.total} matches for <q>{params.q}</q>
+        {formatCount(first.total, 'match', 'matches', { capped: first.capped })} for <q>{params.q}</q>
         {filtered ? ' under the filters' : ''}{' '}
         <ExportSamples runId={runId} source={{ kind: 'search' }} params={params} />
       </p>
