@@ -1,3 +1,4 @@
+import { likeLiteral } from '@fusebox/db/like-pattern';
 import { Prisma } from '@fusebox/db/prisma';
 
 /**
@@ -17,5 +18,5 @@ export function extraTextMatches(
 ): Prisma.Sql {
   const text = Prisma.sql`(${extras} ->> ${name})`;
   if (!pattern) return Prisma.sql`${text} = ${value}`;
-  return Prisma.sql`${text} ILIKE ${value.replace(/[\\%_]/g, '\\$&').replaceAll('*', '%')}`;
+  return Prisma.sql`${text} ILIKE ${likeLiteral(value).replaceAll('*', '%')}`;
 }
