@@ -1,3 +1,4 @@
+import { cache } from 'react';
 import type { AppRouter } from '@fusebox/api-router';
 import { createTRPCClient, httpBatchLink } from '@trpc/client';
 import { createTRPCOptionsProxy } from '@trpc/tanstack-react-query';
@@ -8,11 +9,12 @@ import { makeQueryClient } from './query-client';
 const PREFETCH_TIMEOUT_MS = 3_000;
 
 /**
- * For a server component: a query cache of its own, and tRPC query options that call the API directly (with the
- * token, as the /trpc forwarder does). What it prefetches goes to the browser with the page (`dehydrate`), so
- * the first render has its data instead of asking for it after hydration.
+ * For a server component: a query cache of the request's own, and tRPC query options that call the API directly
+ * (with the token, as the /trpc forwarder does). What it prefetches goes to the browser with the page
+ * (`dehydrate`), so the first render has its data instead of asking for it after hydration. One per request
+ * (React's `cache`): a page's title and its body ask for the run once between them.
  */
-export function serverTrpc() {
+export const serverTrpc = cache(function serverTrpc() {
   // A failed prefetch is left to the browser, which retries and shows the problem: waiting to retry here would
   // only hold the page back.
   const queryClient = makeQueryClient({ retry: false });
@@ -26,4 +28,4 @@ export function serverTrpc() {
     ],
   });
   return { queryClient, trpc: createTRPCOptionsProxy<AppRouter>({ client, queryClient }) };
-}
+});
