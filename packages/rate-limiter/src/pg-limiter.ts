@@ -67,6 +67,12 @@ const TIMEOUT_GRACE_MS = 2_000;
 
 /** Default of `databaseTimeoutMs`. */
 export const DEFAULT_DATABASE_TIMEOUT_MS = 5_000;
+/**
+ * What `open` waits for each answer at least. Registering the key is on no request's path: a database slow at
+ * start-up (many processes starting at once on a busy machine) is waited for rather than failing the process,
+ * which a 1-second `databaseTimeoutMs` did once in the fault suite.
+ */
+const OPEN_TIMEOUT_MS = 15_000;
 
 /**
  * How often, while acquires wait, the database is asked whether it still answers: a frozen server never ends
@@ -148,19 +154,20 @@ class PgLimiter implements Limiter {
 
   /** Registers the key and checks that the connections are independent sessions. */
   async open(): Promise<void> {
-    const control = await this.#controlSession();
+    const timeoutMs = Math.max(this.#databaseTimeoutMs, OPEN_TIMEOUT_MS);
+    const control = await this.#controlSession(timeoutMs);
     const register = () =>
       this.#run(() =>
         control.query<{ lock_namespace: number }>(
           { text: REGISTER_KEY_SQL },
           [this.key, lockNamespace(this.key), this.#limit, this.#rate ?? null],
-          this.#databaseTimeoutMs,
+          timeoutMs,
         ),
       );
     const rows = await register()
       .catch(async (error: unknown) => {
         if (sqlState(error) !== UNDEFINED_TABLE) throw error;
-        await this.#run(() => control.query({ text: CREATE_KEY_TABLE_SQL }, [], this.#databaseTimeoutMs));
+        await this.#run(() => control.query({ text: CREATE_KEY_TABLE_SQL }, [], timeoutMs));
         return register();
       })
       .catch((error: unknown) => {
@@ -194,13 +201,13 @@ class PgLimiter implements Limiter {
     // Advisory locks are re-entrant within a session: if a second connection can take a lock the first holds,
     // they are one session (PGlite), and every waiter would get every slot. The probe key is random, so
     // processes starting together do not see each other's probes.
-    const other = await this.#openSession();
+    const other = await this.#openSession(timeoutMs);
     const probe = [randomBytes(8).readBigInt64BE().toString()];
-    await this.#run(() => control.query({ text: PROBE_LOCK_SQL }, probe, this.#databaseTimeoutMs));
+    await this.#run(() => control.query({ text: PROBE_LOCK_SQL }, probe, timeoutMs));
     const shared = await this.#run(() =>
-      other.query<{ locked: boolean }>({ text: PROBE_LOCK_SQL }, probe, this.#databaseTimeoutMs),
+      other.query<{ locked: boolean }>({ text: PROBE_LOCK_SQL }, probe, timeoutMs),
     );
-    await this.#run(() => control.query({ text: PROBE_UNLOCK_SQL }, probe, this.#databaseTimeoutMs));
+    await this.#run(() => control.query({ text: PROBE_UNLOCK_SQL }, probe, timeoutMs));
     if (shared[0]?.locked) throw new LimiterSharedSessionError(this.key);
     this.#idle.push(other);
   }
@@ -404,8 +411,8 @@ class PgLimiter implements Limiter {
     await session.end();
   }
 
-  async #openSession(): Promise<PgSession> {
-    const session = await PgSession.open(this.key, this.#connect, this.#holderName, this.#databaseTimeoutMs);
+  async #openSession(timeoutMs = this.#databaseTimeoutMs): Promise<PgSession> {
+    const session = await PgSession.open(this.key, this.#connect, this.#holderName, timeoutMs);
     if (this.#closed) {
       await session.end();
       throw new LimiterClosedError(this.key);
@@ -414,11 +421,11 @@ class PgLimiter implements Limiter {
     return session;
   }
 
-  async #controlSession(): Promise<PgSession> {
+  async #controlSession(timeoutMs = this.#databaseTimeoutMs): Promise<PgSession> {
     if (this.#closed) throw new LimiterClosedError(this.key);
     if (!this.#control?.alive) {
       if (this.#control) void this.#drop(this.#control);
-      this.#control = await this.#openSession();
+      this.#control = await this.#openSession(timeoutMs);
     }
     return this.#control;
   }

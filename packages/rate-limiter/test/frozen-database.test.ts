@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LimiterUnavailableError } from '../src/errors/limiter-unavailable-error';
 import type { Limiter } from '../src/limiter';
@@ -63,5 +64,31 @@ describe('a frozen Postgres', () => {
     expect(again.slot).toBe(1);
     await again.release();
     expect((await limiter.stats()).inFlight).toBe(0);
+  });
+
+  it('opens through a database that answers slower than databaseTimeoutMs at start-up', async () => {
+    // Registering a key is on no request's path: a server starting while its database is slow waits for it.
+    // The key table is locked for three timeouts, so registering waits that long for its answer.
+    const blocker = new pg.Client({ connectionString: postgres.url });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE limiter_key IN ACCESS EXCLUSIVE MODE');
+      const opening = elapsed(
+        createPgLimiter({
+          connectionString: postgres.url,
+          key: 'slow-start',
+          limit: 1,
+          databaseTimeoutMs: DATABASE_TIMEOUT_MS,
+        }).then((opened) => opened.close()),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 3 * DATABASE_TIMEOUT_MS));
+      await blocker.query('COMMIT');
+      const opened = await opening;
+      expect(opened.error).toBeUndefined();
+      expect(opened.ms).toBeGreaterThan(3 * DATABASE_TIMEOUT_MS);
+    } finally {
+      await blocker.end();
+    }
   });
 });
