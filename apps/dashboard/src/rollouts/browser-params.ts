@@ -142,6 +142,12 @@ export function sampleFilter(params: BrowserParams) {
   };
 }
 
+/** The filter bar's conditions without the sort: what a search (its list and its export) applies. */
+export function searchConditions(params: BrowserParams) {
+  const { sort: _sort, sortField: _sortField, ...conditions } = sampleFilter(params);
+  return conditions;
+}
+
 /** Samples per page of the list. */
 const SAMPLE_PAGE = 100;
 

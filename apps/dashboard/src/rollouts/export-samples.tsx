@@ -3,7 +3,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTRPC } from '~/trpc/client';
-import { type BrowserParams, sampleFilter } from './browser-params';
+import { type BrowserParams, sampleFilter, searchConditions } from './browser-params';
 import { type ExportFormat as Format, serialise } from './export-format';
 import type { ExportedSample } from './types';
 
@@ -43,11 +43,10 @@ export function ExportSamples({
   const queryClient = useQueryClient();
   const [busy, setBusy] = useState<string | null>(null);
   /** Where the next part of a cut export starts, and the cap that cut it. */
-  const [cut, setCut] = useState<{ next: number; max: number; step: number } | null>(null);
+  const [cut, setCut] = useState<{ next: number; max: number } | null>(null);
   /** The search export held the first `max` matches of more. */
   const [searchCut, setSearchCut] = useState<number | null>(null);
   const fetchPage = (start: number, cursor: number): Promise<ExportPage> => {
-    const filter = sampleFilter(params);
     if (source.kind === 'step') {
       return queryClient.fetchQuery({
         ...trpc.rolloutAnalysis.exportPage.queryOptions({
@@ -55,14 +54,13 @@ export function ExportSamples({
           step: source.step,
           start,
           cursor,
-          ...filter,
+          ...sampleFilter(params),
         }),
         staleTime: 0,
       });
     }
-    const { sort: _sort, ...conditions } = filter;
     return queryClient.fetchQuery({
-      ...trpc.rollouts.exportSearch.queryOptions({ runId, q: params.q, cursor, ...conditions }),
+      ...trpc.rollouts.exportSearch.queryOptions({ runId, q: params.q, cursor, ...searchConditions(params) }),
       staleTime: 0,
     });
   };
@@ -93,8 +91,7 @@ export function ExportSamples({
       link.click();
       URL.revokeObjectURL(link.href);
       setBusy(null);
-      if (source.kind === 'step' && last?.nextPart != null)
-        setCut({ next: last.nextPart, max: last.maxSamples, step: source.step });
+      if (last?.nextPart != null) setCut({ next: last.nextPart, max: last.maxSamples });
       if (last?.capped) setSearchCut(last.maxSamples);
     } catch (error) {
       setBusy(`export failed: ${(error as Error).message}`);
@@ -114,7 +111,7 @@ export function ExportSamples({
         CSV
       </button>
       {busy ? <span className="muted"> {busy}</span> : null}
-      {cut ? (
+      {cut && source.kind === 'step' ? (
         <span role="status" aria-label="export cut">
           {' '}
           Exported samples {cut.next - cut.max + 1}–{cut.next} of this list: one export holds at most{' '}
@@ -125,7 +122,7 @@ export function ExportSamples({
           <button type="button" onClick={() => void download('csv', cut.next)}>
             CSV from {cut.next + 1}
           </button>
-          ; the whole step is verl&apos;s own <code>{cut.step}.jsonl</code> in its{' '}
+          ; the whole step is verl&apos;s own <code>{source.step}.jsonl</code> in its{' '}
           <code>rollout_data_dir</code>.
         </span>
       ) : null}

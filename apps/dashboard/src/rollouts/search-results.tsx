@@ -6,7 +6,7 @@ import { EmptyState, Loading, ProblemCard } from '~/components/query-state';
 import { InfiniteList } from '~/components/infinite-list';
 import { formatCount, formatScore } from '~/components/format';
 import { useTRPC } from '~/trpc/client';
-import { type BrowserParams, browserSearch, sampleFilter } from './browser-params';
+import { type BrowserParams, browserSearch, searchConditions } from './browser-params';
 import { ExportSamples } from './export-samples';
 
 const PAGE = 50;
@@ -22,10 +22,9 @@ const QUERY_HELP =
  */
 export function useSearchHits(runId: string, params: BrowserParams) {
   const trpc = useTRPC();
-  const { sort: _sort, ...filters } = sampleFilter(params);
   return useInfiniteQuery({
     ...trpc.rollouts.search.infiniteQueryOptions(
-      { runId, q: params.q, limit: PAGE, ...filters },
+      { runId, q: params.q, limit: PAGE, ...searchConditions(params) },
       { getNextPageParam: (page) => page.nextCursor },
     ),
     enabled: params.q.trim() !== '',
