@@ -309,6 +309,32 @@ test('a tool call shows the sandbox run behind it, failed ones red, linked to th
   await expect(page.getByLabel('code', { exact: true })).toContainText('a = 5');
 });
 
+test("a tool call links to the run its own rollout sent, named by the sample's request_id", async ({
+  page,
+  request,
+}) => {
+  // Step 1 line 3's code, run by its rollout (as @fusebox/tools sends it), then by another that printed the same.
+  const code = 'a = 6\nb = 7\nprint(a * b)';
+  const own = await request.post(`${API_URL}/run_code`, {
+    data: { code, language: 'python' },
+    headers: { 'x-fusebox-request-id': 'req-1-3', 'x-fusebox-tool-instance': 'instance-of-req-1-3' },
+  });
+  expect(await own.json()).toMatchObject({ status: 'Success', run_result: { stdout: '42\n' } });
+  const twin = await request.post(`${API_URL}/run_code`, {
+    data: { code, language: 'python' },
+    headers: { 'x-fusebox-request-id': 'another-rollout' },
+  });
+  expect(twin.ok()).toBe(true);
+
+  await openBrowser(page, `/rollouts/${runId}/browse?step=1&line=3`);
+  const call = page.getByRole('region', { name: 'tool call code_interpreter' }).first();
+  await expect(call).toContainText("the run this sample's rollout sent");
+  await expect(call).toContainText('this code ran 2 times');
+  await call.getByLabel('execution').click();
+  const timings = page.getByRole('region', { name: 'timings' });
+  await expect(timings).toContainText('req-1-3 · instance-of-req-1-3');
+});
+
 test.describe('with JavaScript off', () => {
   test.use({ javaScriptEnabled: false });
 

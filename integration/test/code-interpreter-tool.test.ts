@@ -262,6 +262,36 @@ describe('episodes with real execution', () => {
     expect(trajectory.rewards.tools).toEqual({ code_interpreter: 1 });
   }, 30_000);
 
+  it("records in each run the rollout that sent it: the dump line's request_id and the tool instance", async () => {
+    const code = `print("rollout ${process.pid}")`;
+    const tool = codeTool();
+    const episode = (requestId?: string) =>
+      runEpisode(
+        { messages: [{ role: 'user', content: 'Run it.' }], ...(requestId ? { requestId } : {}) },
+        {
+          generate: scriptedGenerate([toolCall('code_interpreter', { code }), 'Done.']),
+          tools: [tool],
+          limits: { maxAssistantTurns: 3 },
+        },
+      );
+    // Two rollouts run the same code; a third names itself with an id no header can carry, and still runs.
+    const [first, second, spaced] = await Promise.all([episode(), episode(), episode('my request 1')]);
+    const reader = db.reader();
+    try {
+      const rows = await reader.execution.findMany({
+        where: { code },
+        select: { status: true, requestId: true, toolInstance: true },
+      });
+      const lines = [first, second].map((trajectory) => verlDumpLine(trajectory, 1).request_id);
+      expect(rows.map((row) => row.requestId).sort()).toEqual([...lines, null].sort());
+      expect(rows.every((row) => row.status === 'Success')).toBe(true);
+      expect(new Set(rows.map((row) => row.toolInstance)).size).toBe(3);
+      expect(spaced.toolCalls.map((call) => call.metrics.status)).toEqual(['success']);
+    } finally {
+      await reader.$disconnect();
+    }
+  }, 30_000);
+
   it("reproduces the seed's rollout dump byte for byte, the tool output really computed", async () => {
     const trajectory = await runEpisode(
       {

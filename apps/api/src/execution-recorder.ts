@@ -7,7 +7,7 @@ import type { Prisma } from '@fusebox/db/prisma';
 /** One row of the `execution` table, as `createMany` takes it. */
 export type ExecutionRow = Prisma.ExecutionCreateManyInput;
 
-/** Rows per INSERT at most: 22 columns × 500 stays far below Postgres's 65 535 parameters. */
+/** Rows per INSERT at most: 24 columns × 500 stays far below Postgres's 65 535 parameters. */
 const MAX_BATCH_ROWS = 500;
 
 /**
@@ -37,6 +37,8 @@ const COLUMNS: { [K in keyof Required<ExecutionRow>]: [column: string, fallback:
   runMs: ['run_ms', () => null],
   workerId: ['worker_id', () => null],
   sessionId: ['session_id', () => null],
+  requestId: ['request_id', () => null],
+  toolInstance: ['tool_instance', () => null],
 };
 const FIELDS = Object.keys(COLUMNS) as (keyof ExecutionRow)[];
 const COLUMN_LIST = FIELDS.map((field) => `"${COLUMNS[field][0]}"`).join(', ');

@@ -12,6 +12,9 @@ import {
   listIdsResponseSchema,
   pingResponseSchema,
   promptSchema,
+  MAX_ROLLOUT_ID_CHARS,
+  REQUEST_ID_HEADER,
+  TOOL_INSTANCE_HEADER,
   submitRequestSchema,
   runCodeRequestSchema,
   runCodeResponseSchema,
@@ -97,6 +100,19 @@ const sessionErrors = (...statuses: (400 | 404 | 409 | 429 | 503)[]) => ({
 });
 
 const idParameter = [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }];
+
+const idHeader = (name: string, description: string) => ({
+  name,
+  in: 'header',
+  required: false,
+  description,
+  schema: { type: 'string', pattern: `^[\\x21-\\x7e]{1,${MAX_ROLLOUT_ID_CHARS}}$` },
+});
+/** The headers a rollout client sends so that its executions join to its dumped samples (`rolloutOrigin`). */
+const rolloutHeaders = [
+  idHeader(REQUEST_ID_HEADER, "The rollout request that sent this run: the dumped sample's `request_id`"),
+  idHeader(TOOL_INSTANCE_HEADER, 'The tool instance (one per tool per rollout) that sent this run'),
+];
 
 const TAGS = {
   sandbox: 'SandboxFusion-compatible execution',
@@ -216,6 +232,7 @@ function buildDocument() {
         post: {
           tags: [TAGS.sandbox],
           summary: "Runs one program, in SandboxFusion's exact format (200 even for SandboxError)",
+          parameters: rolloutHeaders,
           requestBody: body(runCodeRequestSchema),
           responses: { 200: json('The run', runCodeResponseSchema), ...runErrors },
         },
@@ -224,6 +241,7 @@ function buildDocument() {
         post: {
           tags: [TAGS.sandbox],
           summary: 'Runs cells in order in one Python kernel',
+          parameters: rolloutHeaders,
           requestBody: body(runJupyterRequestSchema),
           responses: { 200: json('The cells', runJupyterResponseSchema), ...runErrors },
         },

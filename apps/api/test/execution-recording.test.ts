@@ -37,10 +37,10 @@ function useRecordingServer(
     await server?.stop();
     await database?.drop();
   });
-  const post = (path: string, body: unknown, signal?: AbortSignal) =>
+  const post = (path: string, body: unknown, signal?: AbortSignal, headers: Record<string, string> = {}) =>
     fetch(`${server!.url}${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify(body),
       ...(signal ? { signal } : {}),
     });
@@ -49,11 +49,17 @@ function useRecordingServer(
       where: { code },
       select: { status: true, message: true, stdout: true, acquiredAt: true },
     });
-  return { post, rowsOf };
+  const originsOf = (code: string) =>
+    reader!.execution.findMany({
+      where: { code },
+      select: { status: true, requestId: true, toolInstance: true },
+      orderBy: { requestedAt: 'asc' },
+    });
+  return { post, rowsOf, originsOf };
 }
 
 describe('execution recording', () => {
-  const { post, rowsOf } = useRecordingServer(
+  const { post, rowsOf, originsOf } = useRecordingServer(
     { FUSEBOX_MAX_CONCURRENCY: '1', FUSEBOX_LIMITER_TIMEOUT_S: '0.3' },
     async (database) => {
       const sql = await database.connectSql();
@@ -128,6 +134,35 @@ describe('execution recording', () => {
         status: 'Refused',
         message: expect.stringMatching(/^422 body\.total_timeout: /) as unknown,
       }),
+    ]);
+  });
+
+  it('records the rollout request and tool instance its client names, and refuses a header that is no id', async () => {
+    const code = 'print("from a rollout")';
+    const origin = { 'x-fusebox-request-id': 'req-1', 'x-fusebox-tool-instance': 'inst-1' };
+    expect((await post('/run_code', { code, language: 'python' }, undefined, origin)).status).toBe(200);
+    expect((await post('/run_code', { code, language: 'python' })).status).toBe(200);
+    const cells = ['print("a jupyter rollout")'];
+    const jupyter = await post('/run_jupyter', { cells }, undefined, { 'x-fusebox-request-id': 'req-2' });
+    expect(jupyter.status).toBe(200);
+    const spaced = await post('/run_code', { code, language: 'python' }, undefined, {
+      'x-fusebox-request-id': 'a request id',
+    });
+    expect(spaced.status).toBe(422);
+    const { detail } = (await spaced.json()) as { detail: { loc: string[]; msg: string }[] };
+    expect(detail).toEqual([
+      expect.objectContaining({
+        loc: ['header', 'x-fusebox-request-id'],
+        msg: expect.stringMatching(/id/) as unknown,
+      }),
+    ]);
+    expect(await originsOf(code)).toEqual([
+      { status: 'Success', requestId: 'req-1', toolInstance: 'inst-1' },
+      { status: 'Success', requestId: null, toolInstance: null },
+      { status: 'Refused', requestId: null, toolInstance: null },
+    ]);
+    expect(await originsOf(cells[0]!)).toEqual([
+      { status: 'Success', requestId: 'req-2', toolInstance: null },
     ]);
   });
 

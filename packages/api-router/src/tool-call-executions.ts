@@ -9,6 +9,9 @@ const COUNT_CAP = 1000;
 const CANDIDATES_PER_CALL = 200;
 
 /** A tool call as the dashboard read it from a sample: its code, and the response the model got, if any. */
+/** A sample's `request_id` as the dump holds it: any text, though only an id Fusebox recorded can match. */
+export const requestIdInput = z.string().max(200_000).nullable().default(null);
+
 export const toolCallInput = z.object({
   code: z.string().min(1).max(200_000),
   response: z.string().max(200_000).nullable(),
@@ -26,19 +29,22 @@ export interface ToolCallExecution {
   outputTruncated: boolean;
   requestedAt: Date;
   sessionId: string | null;
+  /** Whether the sample's own rollout sent this run (its `request_id` header): the run the model saw, for sure. */
+  sameRequest: boolean;
   /** Whether the tool response holds this execution's output: it is the run the model saw, not a twin. */
   outputMatches: boolean;
 }
 
 export interface ToolCallExecutions {
-  /** The executions of this exact code, whose output the response shows first, then newest first. */
+  /** The executions of this exact code: the sample's rollout's first, then whose output the response shows, then newest first. */
   executions: ToolCallExecution[];
   /** How many executions ran this exact code, up to COUNT_CAP. */
   count: number;
   capped: boolean;
 }
 
-interface Candidate extends Omit<ToolCallExecution, 'outputMatches'> {
+interface Candidate extends Omit<ToolCallExecution, 'outputMatches' | 'sameRequest'> {
+  requestId: string | null;
   call: bigint;
   stdout: string;
   stderr: string;
@@ -46,36 +52,44 @@ interface Candidate extends Omit<ToolCallExecution, 'outputMatches'> {
 }
 
 /**
- * The executions behind a sample's tool calls, joined on the code's exact text (verl's sandbox tool sends no
- * other id): the one join from a rollout to the sandbox that none of the trainer's own tools can make. Code
- * that many samples share (`print(6 * 7)`) ran many times; the run whose stdout and stderr the tool response
- * contains is the one the model saw, and is listed first.
+ * The executions behind a sample's tool calls, joined on the code's exact text: the one join from a rollout to
+ * the sandbox that none of the trainer's own tools can make. A rollout of `@fusebox/tools` names itself in
+ * each run (the sample's `request_id`, `requestId` here), and its own runs come first. verl's sandbox tool sends
+ * no id, and code that many samples share (`print(6 * 7)`) ran many times: then the run whose stdout and stderr
+ * the tool response contains is the one the model saw, and is listed first.
  */
 export async function toolCallExecutions(
   prisma: PrismaClient,
   calls: readonly ToolCallInput[],
+  requestId: string | null = null,
 ): Promise<ToolCallExecutions[]> {
   if (calls.length === 0) return [];
   const rows = await prisma.$queryRaw<Candidate[]>`
     SELECT c."call", e."id", e."source", e."status", e."run_status" AS "runStatus", e."return_code" AS "returnCode",
       e."run_ms" AS "runMs", e."output_truncated" AS "outputTruncated", e."requested_at" AS "requestedAt",
-      e."session_id" AS "sessionId", e."stdout", e."stderr", n."count"
+      e."session_id" AS "sessionId", e."request_id" AS "requestId", e."stdout", e."stderr", n."count"
     FROM unnest(${calls.map((call) => call.code)}::text[]) WITH ORDINALITY AS c ("code", "call")
     CROSS JOIN LATERAL (
       SELECT count(*) AS "count" FROM (SELECT 1 FROM "execution" WHERE "code" = c."code" LIMIT ${COUNT_CAP + 1}) x
     ) n
     CROSS JOIN LATERAL (
-      SELECT * FROM "execution" WHERE "code" = c."code" ORDER BY "requested_at" DESC LIMIT ${CANDIDATES_PER_CALL}
+      SELECT * FROM "execution" WHERE "code" = c."code"
+      ORDER BY ("request_id" = ${requestId}) IS TRUE DESC, "requested_at" DESC
+      LIMIT ${CANDIDATES_PER_CALL}
     ) e`;
   return calls.map((call, index) => {
     const candidates = rows.filter((row) => Number(row.call) === index + 1);
     const count = Number(candidates[0]?.count ?? 0);
     const ranked = candidates
-      .map(({ call: _call, stdout, stderr, count: _count, ...execution }) => ({
+      .map(({ call: _call, stdout, stderr, count: _count, requestId: sentBy, ...execution }) => ({
         ...execution,
+        sameRequest: requestId !== null && sentBy === requestId,
         outputMatches: showsOutput(call.response, stdout, stderr),
       }))
-      .sort((a, b) => Number(b.outputMatches) - Number(a.outputMatches));
+      .sort(
+        (a, b) =>
+          Number(b.sameRequest) - Number(a.sameRequest) || Number(b.outputMatches) - Number(a.outputMatches),
+      );
     return {
       executions: ranked.slice(0, EXECUTIONS_PER_CALL),
       count: Math.min(count, COUNT_CAP),

@@ -35,6 +35,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** This call's deadline, retries and backoff included; overrides the client's `timeoutMs`. */
   timeoutMs?: number;
+  /** Sent with this call besides the client's `headers` (which win a clash), e.g. `x-fusebox-request-id`. */
+  headers?: Record<string, string>;
 }
 
 export interface ResolvedOptions {
@@ -85,6 +87,7 @@ export function checkCallOptions(options: CallOptions): CallOptions {
     throw new TypeError('signal must be an AbortSignal');
   }
   checkTimeout('timeoutMs', options.timeoutMs);
+  checkHeaders(options.headers);
   return options;
 }
 

@@ -203,13 +203,13 @@ export function createSandboxClient(options: SandboxClientOptions = {}): Sandbox
   };
 
   async function call<T>(target: Route<T>, body: unknown, options: CallOptions = {}): Promise<T> {
-    const { signal: callerSignal, timeoutMs = resolved.timeoutMs } = checkCallOptions(options);
+    const { signal: callerSignal, timeoutMs = resolved.timeoutMs, headers } = checkCallOptions(options);
     callerSignal?.throwIfAborted();
     if (closing) throw new SandboxAbortedError();
     const abort = new CallAbort(callerSignal, timeoutMs, target.url);
     inFlight.add(abort);
     try {
-      return await callWithRetry(transport, target, body, abort);
+      return await callWithRetry(transport, target, body, abort, headers);
     } finally {
       abort.dispose();
       inFlight.delete(abort);

@@ -37,26 +37,28 @@ export async function callWithRetry<T>(
   route: Route<T>,
   body: unknown,
   abort: CallAbort,
+  callHeaders?: Record<string, string>,
 ): Promise<T> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
+  const headers = callHeaders ? { ...callHeaders, ...transport.headers } : transport.headers;
   const { attempts } = transport.retry;
   for (let attempt = 1; ; attempt++) {
     /** 0 until a whole answer has arrived. */
     let status = 0;
     let text = '';
-    let headers: Dispatcher.ResponseData['headers'] = {};
+    let answerHeaders: Dispatcher.ResponseData['headers'] = {};
     let failure: unknown;
     try {
       const response = await transport.dispatcher.request({
         origin: route.origin,
         path: route.path,
         method: route.method,
-        headers: transport.headers,
+        headers,
         body: payload,
         signal: abort,
       });
       text = await response.body.text();
-      ({ statusCode: status, headers } = response);
+      ({ statusCode: status, headers: answerHeaders } = response);
     } catch (error) {
       if (abort.aborted) throw abort.reason;
       if (!isRetryableNetworkError(error)) throw new SandboxUnavailableError(route.url, attempt, error);
@@ -71,7 +73,7 @@ export async function callWithRetry<T>(
     }
     if (failure !== undefined && attempt === attempts)
       throw new SandboxUnavailableError(route.url, attempt, failure);
-    const retryAfterMs = status === 0 ? undefined : parseRetryAfter(headers['retry-after']);
+    const retryAfterMs = status === 0 ? undefined : parseRetryAfter(answerHeaders['retry-after']);
     await sleep(backoffDelay(transport.retry, attempt, retryAfterMs), abort);
     if (abort.aborted) throw abort.reason;
   }

@@ -10,6 +10,12 @@ export {
 export { runStatusSchema, type RunStatus } from './protocol/run-status';
 export { fetchedFilesSchema } from './protocol/files';
 export {
+  MAX_ROLLOUT_ID_CHARS,
+  REQUEST_ID_HEADER,
+  TOOL_INSTANCE_HEADER,
+  isRolloutId,
+} from './protocol/rollout-origin';
+export {
   runCodeRequestSchema,
   runCodeResponseSchema,
   type RunCodeRequest,

@@ -55,6 +55,16 @@ describe('endpoints', () => {
     await client({ endpoint: server.url, headers: { authorization: 'Bearer t0ken' } }).ping();
     expect(server.requests[0]?.headers.authorization).toBe('Bearer t0ken');
   });
+
+  it("adds a call's own headers to that call only, the client's winning a clash", async () => {
+    const server = await pongServer();
+    const created = client({ endpoint: server.url, headers: { authorization: 'Bearer t0ken' } });
+    await created.ping({ headers: { 'x-fusebox-request-id': 'r1', authorization: 'Bearer other' } });
+    await created.ping();
+    const [first, second] = server.requests.map((request) => request.headers);
+    expect([first?.['x-fusebox-request-id'], first?.authorization]).toEqual(['r1', 'Bearer t0ken']);
+    expect([second?.['x-fusebox-request-id'], second?.authorization]).toEqual([undefined, 'Bearer t0ken']);
+  });
 });
 
 describe('bad options throw a TypeError saying what was expected', () => {
@@ -80,6 +90,9 @@ describe('bad options throw a TypeError saying what was expected', () => {
       /timeoutMs must be a number of milliseconds > 0/,
     );
     await expect(created.ping({ signal: 'stop' as unknown as AbortSignal })).rejects.toThrow(TypeError);
+    await expect(
+      created.ping({ headers: { 'x-n': 1 } as unknown as Record<string, string> }),
+    ).rejects.toThrow(/headers must be an object of header names to string values/);
     await expect(created.runConcurrent([], { concurrency: 0 })).rejects.toThrow(
       /concurrency must be an integer ≥ 1/,
     );

@@ -5,13 +5,15 @@ import type { ToolResponse } from './tool-response';
 
 /**
  * Keyword arguments of a tool call, as verl passes `**kwargs`: `create_kwargs` such as `ground_truth` for
- * `create`, `execute_kwargs` for `execute`, and so on. `signal` aborts the call.
+ * `create`, `execute_kwargs` for `execute`, and so on. `signal` aborts the call; `requestId` names the rollout
+ * that makes it (`runEpisode` passes the trajectory's), so a tool that records its calls can say whose they are.
  *
  * @example
  * await tool.execute(id, { code: 'print(1)' }, { signal: AbortSignal.timeout(60_000) });
  */
 export interface ToolKwargs {
   signal?: AbortSignal;
+  requestId?: string;
   [key: string]: unknown;
 }
 

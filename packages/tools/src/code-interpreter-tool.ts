@@ -5,7 +5,13 @@ import {
   type SandboxClient,
   createSandboxClient,
 } from '@fusebox/sandbox-client';
-import { LANGUAGES, languageSchema } from '@fusebox/sandbox-client/protocol';
+import {
+  LANGUAGES,
+  REQUEST_ID_HEADER,
+  TOOL_INSTANCE_HEADER,
+  isRolloutId,
+  languageSchema,
+} from '@fusebox/sandbox-client/protocol';
 import { BaseTool, type ToolExecution, type ToolKwargs } from './base-tool';
 import { parseOptions } from './parse-options';
 import { type CodeInterpreterConfig, codeInterpreterConfigSchema } from './code-interpreter-config';
@@ -47,6 +53,18 @@ export interface CodeInterpreterOptions {
 
 /** verl's HTTP deadline: compile + run timeouts plus 10 s of slack for the round trip. */
 const HTTP_SLACK_S = 10;
+
+/**
+ * The headers with which Fusebox records who sent a run, so the dashboard joins a dumped sample's tool calls to
+ * its own runs: the rollout's request id (the dump's `request_id`) and this instance. An id that cannot be a
+ * header value (a caller's own, with spaces) is left out rather than failing the run.
+ */
+function rolloutHeaders(instanceId: string, requestId: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (isRolloutId(instanceId)) headers[TOOL_INSTANCE_HEADER] = instanceId;
+  if (requestId !== undefined && isRolloutId(requestId)) headers[REQUEST_ID_HEADER] = requestId;
+  return headers;
+}
 
 interface CodeState {
   categories: string[];
@@ -133,10 +151,11 @@ export class CodeInterpreterTool extends BaseTool<CodeState> {
           fetch_files: [],
         };
         const timeoutMs = (2 * timeout + HTTP_SLACK_S) * 1000;
+        const headers = rolloutHeaders(instanceId, kwargs.requestId);
         const run = (permitSignal?: AbortSignal): Promise<RunCodeResponse> => {
           queueWaitMs = performance.now() - started;
           const callSignal = permitSignal ? AbortSignal.any([signal, permitSignal]) : signal;
-          return this.#client.runCode(request, { signal: callSignal, timeoutMs });
+          return this.#client.runCode(request, { signal: callSignal, timeoutMs, headers });
         };
         const global = await this.#global;
         const response = await this.#workers.withPermit(

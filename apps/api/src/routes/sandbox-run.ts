@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { ExecutionGate, ExecutionTiming } from '../execution-gate';
 import type { ExecutionRecorder, ExecutionRow } from '../execution-recorder';
 import type { FieldLimit } from '../input/field-limits';
+import { rolloutOrigin } from '../input/rollout-origin';
 import { lostCodeExecution, lostJupyterExecution } from '../lost-permit';
 import {
   type RequestFields,
@@ -25,7 +26,8 @@ import type { SandboxLimits } from './sandbox-limits';
  * even for `SandboxError`, 422 with pydantic's `detail` for a bad body or one over the server's `limits`. Every
  * request is recorded before it is answered (invalid, refused, abandoned and failed ones too), or answered 503 if
  * the database cannot take its row (an invalid one still gets its 422). Each runs under a global permit of `gate`; one whose permit
- * is lost mid-run is aborted and answers `SandboxError`.
+ * is lost mid-run is aborted and answers `SandboxError`. A row records the rollout request and tool instance
+ * the headers name (see `rolloutOrigin`); a header that is not an id is a 422, as a bad body field is.
  */
 export function registerRunRoutes(
   scope: FastifyInstance,
@@ -46,22 +48,29 @@ export function registerRunRoutes(
     scope.post(`/${source}`, async (request, reply) => {
       const requestedAt = new Date();
       const checked = checkBody(schema, request.body, fieldLimits);
-      if ('invalid' in checked) {
-        const { received, detail } = checked.invalid;
+      const declared = rolloutOrigin(request.headers);
+      if ('invalid' in checked || 'detail' in declared) {
+        const received = 'invalid' in checked ? checked.invalid.received : checked.body;
+        const detail = [
+          ...('detail' in declared ? declared.detail : []),
+          ...('invalid' in checked ? checked.invalid.detail : []),
+        ];
         await sendInvalid(reply, recorder, invalidRequestRow(source, received, detail, requestedAt), detail);
         return reply;
       }
       const body = checked.body;
+      const { origin } = declared;
       try {
         const outcome = await gate.run((signal) => execute(body, signal), {
           signal: abortOnDisconnect(reply),
         });
         const execution = outcome.lost ? lost(outcome.lost, outcome.timing) : outcome.execution;
-        const executionRow = { ...row(body, execution), limiterKey: gate.key };
+        const executionRow = { ...row(body, execution), ...origin, limiterKey: gate.key };
         await sendRecorded(reply, recorder, executionRow, 200, execution.response);
       } catch (error) {
         await sendUnanswered(reply, recorder, error, (status, message) => ({
           ...unansweredRow(requestFields(body), status, message, requestedAt),
+          ...origin,
           limiterKey: gate.key,
         }));
       }

@@ -84,6 +84,41 @@ describe('executions.forToolCalls', () => {
     ]);
   });
 
+  it("puts first the run the sample's own rollout sent, even when another run printed the same", async () => {
+    const code = 'import random\nprint(4)';
+    const sent = (requestId: string | null, at: number) => ({
+      source: 'run_code',
+      language: 'python',
+      code,
+      status: 'Success',
+      stdout: '4\n',
+      requestId,
+      toolInstance: requestId && `${requestId}-tool`,
+      requestedAt: new Date(base + at),
+    });
+    // Three rollouts ran the same code and printed the same: only the request id tells them apart.
+    await context.services.prisma.execution.createMany({
+      data: [sent('rollout-a', 10_000), sent('rollout-b', 11_000), sent(null, 12_000)],
+    });
+    const firstFor = async (requestId?: string | null) => {
+      const [found] = await caller.executions.forToolCalls({ calls: [{ code, response: '4' }], requestId });
+      return found!.executions.map((run) => [
+        run.requestedAt.getTime() - base,
+        run.sameRequest,
+        run.outputMatches,
+      ]);
+    };
+    expect(await firstFor('rollout-a')).toEqual([
+      [10_000, true, true],
+      [12_000, false, true],
+      [11_000, false, true],
+    ]);
+    expect((await firstFor('rollout-b'))[0]).toEqual([11_000, true, true]);
+    // A sample without a request id, or one no run names, gets the newest run that printed its response.
+    expect((await firstFor(null))[0]).toEqual([12_000, false, true]);
+    expect((await firstFor('rollout-z'))[0]).toEqual([12_000, false, true]);
+  });
+
   it('refuses empty code and too many calls with a clear error', async () => {
     await expect(
       caller.executions.forToolCalls({ calls: [{ code: '', response: null }] }),

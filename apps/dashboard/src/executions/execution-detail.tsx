@@ -58,6 +58,14 @@ export function ExecutionDetail({ id }: { id: string }) {
           ) : null}
           <dt>worker</dt>
           <dd>{e.workerId ?? '–'}</dd>
+          {e.requestId || e.toolInstance ? (
+            <>
+              <dt>rollout request · tool instance</dt>
+              <dd>
+                <code>{e.requestId ?? '–'}</code> · <code>{e.toolInstance ?? '–'}</code>
+              </dd>
+            </>
+          ) : null}
           {e.sessionId ? (
             <>
               <dt>session</dt>

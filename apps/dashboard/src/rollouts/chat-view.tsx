@@ -121,8 +121,11 @@ function TurnView({ turn, runs, query }: { turn: ChatTurn; runs: RunsByBlock; qu
   );
 }
 
-/** The executions behind the conversation's tool calls that carry code, joined on the server by their code. */
-function useToolCallRuns(turns: readonly ChatTurn[]): RunsByBlock {
+/**
+ * The executions behind the conversation's tool calls that carry code, joined on the server by their code,
+ * those the sample's own rollout sent (`requestId`) first.
+ */
+function useToolCallRuns(turns: readonly ChatTurn[], requestId: string | null): RunsByBlock {
   const trpc = useTRPC();
   const calls = useMemo(
     () =>
@@ -135,6 +138,7 @@ function useToolCallRuns(turns: readonly ChatTurn[]): RunsByBlock {
   const found = useQuery({
     ...trpc.executions.forToolCalls.queryOptions({
       calls: calls.map((block) => ({ code: block.call.code!, response: block.response })),
+      requestId,
     }),
     enabled: calls.length > 0,
   });
@@ -148,16 +152,19 @@ function useToolCallRuns(turns: readonly ChatTurn[]): RunsByBlock {
 export function ChatView({
   input,
   output,
+  requestId,
   raw,
   query,
 }: {
   input: string;
   output: string;
+  /** The sample's `request_id`, which the runs its rollout sent through `@fusebox/tools` carry. */
+  requestId: string | null;
   raw: boolean;
   query: SearchQuery | null;
 }) {
   const turns = useMemo(() => (raw ? [] : parseConversation(input, output)), [input, output, raw]);
-  const runs = useToolCallRuns(turns);
+  const runs = useToolCallRuns(turns, requestId);
   if (raw) {
     return (
       <div className="raw">

@@ -89,7 +89,13 @@ function Column({
               <button type="submit">Show</button>
             </form>
           </header>
-          <ChatView input={sample.data.input} output={sample.data.output} raw={false} query={null} />
+          <ChatView
+            input={sample.data.input}
+            output={sample.data.output}
+            requestId={sample.data.requestId}
+            raw={false}
+            query={null}
+          />
         </>
       )}
     </section>

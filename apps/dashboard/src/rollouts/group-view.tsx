@@ -61,7 +61,7 @@ export function GroupView({ runId }: { runId: string }) {
               </span>{' '}
               <Link href={`/rollouts/${runId}/browse?step=${group.data.step}&line=${sample.line}`}>open</Link>
             </header>
-            <ChatView input="" output={sample.output} raw={false} query={null} />
+            <ChatView input="" output={sample.output} requestId={sample.requestId} raw={false} query={null} />
           </section>
         ))}
       </div>

@@ -89,6 +89,7 @@ export function SampleView({ runId, step, line, params, onRawChange, scrollRef }
             key={`${step}:${line}:${params.q}`}
             input={data.input}
             output={data.output}
+            requestId={data.requestId}
             raw={params.raw}
             query={query}
           />

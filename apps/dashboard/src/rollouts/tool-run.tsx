@@ -53,9 +53,11 @@ export function ToolRun({ runs, response }: { runs: ToolCallRuns | undefined; re
             </Link>
           ) : null}
           <span className="muted">
-            {execution.outputMatches
-              ? 'the run whose output this response shows'
-              : 'no run of this code printed this response; the newest shown'}
+            {execution.sameRequest
+              ? "the run this sample's rollout sent"
+              : execution.outputMatches
+                ? 'the run whose output this response shows'
+                : 'no run of this code printed this response; the newest shown'}
             {runs.count > 1 ? ` · this code ran ${runs.capped ? `${runs.count}+` : runs.count} times` : ''}
           </span>
         </>

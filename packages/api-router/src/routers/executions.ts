@@ -5,7 +5,7 @@ import { containsText } from '../contains-text';
 import { publicProcedure } from '../init';
 import { watchChanges } from '../watch-changes';
 import { SIGKILL_EXIT } from '../load-history';
-import { toolCallExecutions, toolCallInput } from '../tool-call-executions';
+import { requestIdInput, toolCallExecutions, toolCallInput } from '../tool-call-executions';
 
 /** Tool calls looked up at once: more than one sample's worth. */
 const MAX_TOOL_CALLS = 100;
@@ -154,10 +154,18 @@ export const executionsRouter = {
     return rows.map((row) => row.language);
   }),
 
-  /** The executions behind a rollout sample's tool calls, in the calls' order (see `toolCallExecutions`). */
+  /**
+   * The executions behind a rollout sample's tool calls, in the calls' order, the runs its own rollout sent
+   * (`requestId`, the sample's `request_id`) first (see `toolCallExecutions`).
+   */
   forToolCalls: publicProcedure
-    .input(z.object({ calls: z.array(toolCallInput).max(MAX_TOOL_CALLS) }))
-    .query(({ ctx, input }) => toolCallExecutions(ctx.prisma, input.calls)),
+    .input(
+      z.object({
+        calls: z.array(toolCallInput).max(MAX_TOOL_CALLS),
+        requestId: requestIdInput,
+      }),
+    )
+    .query(({ ctx, input }) => toolCallExecutions(ctx.prisma, input.calls, input.requestId)),
 
   byId: publicProcedure.input(z.object({ id: z.string() })).query(async ({ ctx, input }) => {
     const parsed = z.uuid().safeParse(input.id);
@@ -187,6 +195,8 @@ export const executionsRouter = {
             runMs: true,
             workerId: true,
             sessionId: true,
+            requestId: true,
+            toolInstance: true,
           },
         })
       : null;

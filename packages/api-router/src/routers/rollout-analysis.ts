@@ -244,6 +244,7 @@ export const rolloutAnalysisRouter = {
         take: max + 1,
         select: {
           line: true,
+          requestId: true,
           score: true,
           input: true,
           output: true,

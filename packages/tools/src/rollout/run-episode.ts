@@ -181,7 +181,15 @@ export async function runEpisode(
 
       enter('TOOL_CALLING');
       const toolsStarted = performance.now();
-      const records = await runToolCalls(calls, turn, byName, toolsKwargs, limits, signal);
+      const records = await runToolCalls(
+        calls,
+        trajectory.requestId,
+        turn,
+        byName,
+        toolsKwargs,
+        limits,
+        signal,
+      );
       trajectory.timings.toolsMs += performance.now() - toolsStarted;
       for (const record of records) {
         trajectory.toolCalls.push(record);

@@ -1,4 +1,4 @@
-import type { BaseTool } from '../base-tool';
+import type { BaseTool, ToolKwargs } from '../base-tool';
 import { mapConcurrent } from '../map-concurrent';
 import type { ParsedToolCall } from '../tool-call-parser';
 import { truncateToolResponse } from '../truncate';
@@ -17,6 +17,7 @@ const FORMAT_HINT =
  */
 export async function runToolCalls(
   calls: readonly ParsedToolCall[],
+  requestId: string,
   turn: number,
   instances: ReadonlyMap<string, ToolInstance>,
   toolsKwargs: ToolsKwargs,
@@ -50,9 +51,8 @@ export async function runToolCalls(
         instance.instanceId,
         call,
         { ...base, name: call.name, arguments: call.arguments },
-        toolsKwargs,
+        { ...toolsKwargs[call.name]?.execute_kwargs, requestId, signal },
         limits,
-        signal,
       );
     },
     signal,
@@ -64,16 +64,13 @@ async function execute(
   instanceId: string,
   call: Extract<ParsedToolCall, { ok: true }>,
   base: Omit<ToolCallRecord, 'status' | 'response' | 'truncated'>,
-  toolsKwargs: ToolsKwargs,
+  kwargs: ToolKwargs & { signal: AbortSignal },
   limits: ResolvedLimits,
-  signal: AbortSignal,
 ): Promise<ToolCallRecord> {
+  const { signal } = kwargs;
   const started = performance.now();
   try {
-    const result = await tool.execute(instanceId, call.arguments, {
-      ...toolsKwargs[tool.name]?.execute_kwargs,
-      signal,
-    });
+    const result = await tool.execute(instanceId, call.arguments, kwargs);
     const record = {
       ...base,
       status: 'ok' as const,
