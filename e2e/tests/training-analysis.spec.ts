@@ -234,6 +234,32 @@ test('a new step appears in the open browser and run page as it is imported, wit
     expect(await open.evaluate(() => (window as { kept?: boolean }).kept)).toBe(true);
 });
 
+test('a step imported after the page was sent but before its live stream started still appears', async ({
+  page,
+}) => {
+  // The stream is held until the import is done, so its first event is already news to the page: the server
+  // says the run changed lately, and the page refetches rather than take that event as what it shows.
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route(
+    (url) => url.pathname.endsWith('/rolloutAnalysis.runChanges'),
+    async (route) => {
+      await released;
+      await route.continue();
+    },
+  );
+  await page.goto(`/rollouts/${runId}/browse?step=${GRPO_STEPS}`);
+  await expect(page.getByLabel('keyboard shortcuts')).toBeVisible();
+  const stepOptions = page.getByRole('combobox', { name: 'step', exact: true }).locator('option');
+  await expect(stepOptions).toHaveCount(GRPO_STEPS + 1);
+
+  await writeGrpoStep(dumpDir, GRPO_STEPS + 2);
+  const imported = await fusebox(['rollouts', 'import', dumpDir, '--name', 'e2e-grpo']);
+  expect(imported.stdout).toContain(`imported ${2 * GROUP_SIZE} samples`);
+  release();
+  await expect(stepOptions).toHaveCount(GRPO_STEPS + 2);
+});
+
 test('compare shows a text diff of the responses, and picks any other sample', async ({ page }) => {
   // Line 1 of each step is the math prompt's first sample: its answer grows from one step to the next.
   await page.goto(`/rollouts/${runId}/compare?a=1:1&b=2:1`);

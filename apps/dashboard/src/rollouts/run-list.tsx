@@ -13,7 +13,7 @@ export function RunList() {
   const trpc = useTRPC();
   const runs = useQuery(trpc.rollouts.runs.queryOptions());
   const live = useSubscription(trpc.rollouts.runsChanges.subscriptionOptions());
-  useRefetchOnChange(live.data?.id, [trpc.rollouts.runs.queryKey()]);
+  useRefetchOnChange(live.data?.id, [trpc.rollouts.runs.queryKey()], live.data?.data.changedLately);
   if (runs.isPending) return <Loading what="rollout runs" />;
   if (runs.isError) return <ProblemCard error={runs.error} what="Rollout runs" />;
   if (runs.data.length === 0)

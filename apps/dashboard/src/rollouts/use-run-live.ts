@@ -12,5 +12,9 @@ import { useTRPC } from '~/trpc/client';
 export function useRunLive(runId: string): void {
   const trpc = useTRPC();
   const live = useSubscription(trpc.rolloutAnalysis.runChanges.subscriptionOptions({ runId }));
-  useRefetchOnChange(live.data?.id, [trpc.rollouts.pathKey(), trpc.rolloutAnalysis.pathKey()]);
+  useRefetchOnChange(
+    live.data?.id,
+    [trpc.rollouts.pathKey(), trpc.rolloutAnalysis.pathKey()],
+    live.data?.data.changedLately,
+  );
 }

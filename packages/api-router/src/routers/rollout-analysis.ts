@@ -11,7 +11,7 @@ import {
 } from '@fusebox/rollouts';
 import { EXPORTED_SAMPLE_COLUMNS, EXPORT_PAGE, type ExportedSampleRow } from '../exported-samples';
 import { publicProcedure } from '../init';
-import { watchChanges } from '../watch-changes';
+import { CHANGED_LATELY_S, watchChanges } from '../watch-changes';
 import { assertRun } from './rollouts';
 
 /** A step's histogram of a metric has one bucket per value when it has at most this many (turns, 0/1 fields). */
@@ -42,7 +42,8 @@ interface MetricStepRow {
 export const rolloutAnalysisRouter = {
   /**
    * A run's import progress over SSE: its steps, samples and last step, sent when they change (the first at
-   * once), so the browser, the run page and the group list refresh as `--watch` imports what training writes.
+   * once), so the browser, the run page and the group list refresh as `--watch` imports what training writes;
+   * and whether it changed lately (`CHANGED_LATELY_S`), when a page's first event may already be news to it.
    */
   runChanges: publicProcedure.input(z.object({ runId: z.uuid() })).subscription(async function* ({
     ctx,
@@ -53,10 +54,11 @@ export const rolloutAnalysisRouter = {
     yield* watchChanges(
       async () => {
         const [progress] = await ctx.prisma.$queryRaw<
-          { steps: number; samples: number; lastStep: number | null }[]
+          { steps: number; samples: number; lastStep: number | null; changedLately: boolean }[]
         >`
           SELECT count(*)::int AS "steps", coalesce(sum("lines_read" - "lines_rejected"), 0)::int AS "samples",
-            max("step") AS "lastStep"
+            max("step") AS "lastStep",
+            coalesce(max("updated_at") > now() - ${CHANGED_LATELY_S} * interval '1 second', false) AS "changedLately"
           FROM "rollout_file" WHERE "run_id" = ${input.runId}::uuid`;
         return { version: `${progress!.steps}:${progress!.samples}:${progress!.lastStep}`, value: progress! };
       },

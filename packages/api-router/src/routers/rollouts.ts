@@ -22,7 +22,7 @@ import {
 } from '@fusebox/rollouts';
 import { pgInt } from '@fusebox/db/bounded-numbers';
 import { publicProcedure } from '../init';
-import { watchChanges } from '../watch-changes';
+import { CHANGED_LATELY_S, watchChanges } from '../watch-changes';
 import { EXPORTED_SAMPLE_COLUMNS, EXPORT_PAGE, type ExportedSampleRow } from '../exported-samples';
 
 /** Score histograms use one bucket per value when a run has at most this many distinct scores (0/1 rewards). */
@@ -147,12 +147,16 @@ export const rolloutsRouter = {
   runsChanges: publicProcedure.subscription(async function* ({ ctx, signal }) {
     yield* watchChanges(
       async () => {
-        const [list] = await ctx.prisma.$queryRaw<{ runs: number; updated: Date | null; lines: bigint }[]>`
+        const [list] = await ctx.prisma.$queryRaw<
+          { runs: number; updated: Date | null; lines: bigint; changedLately: boolean }[]
+        >`
           SELECT (SELECT count(*)::int FROM "rollout_run") AS "runs",
             (SELECT max("updated_at") FROM "rollout_run") AS "updated",
-            (SELECT coalesce(sum("lines_read"), 0)::bigint FROM "rollout_file") AS "lines"`;
+            (SELECT coalesce(sum("lines_read"), 0)::bigint FROM "rollout_file") AS "lines",
+            coalesce((SELECT max("updated_at") FROM "rollout_file")
+              > now() - ${CHANGED_LATELY_S} * interval '1 second', false) AS "changedLately"`;
         const version = `${list!.runs}:${list!.updated?.toISOString() ?? ''}:${list!.lines}`;
-        return { version, value: { runs: list!.runs } };
+        return { version, value: { runs: list!.runs, changedLately: list!.changedLately } };
       },
       ctx.limits.liveIntervalMs,
       signal,
