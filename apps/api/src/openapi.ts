@@ -105,7 +105,7 @@ const idHeader = (name: string, description: string) => ({
   name,
   in: 'header',
   required: false,
-  description,
+  description: `${description}, recorded with it. Sent once; any other value is answered 422.`,
   schema: { type: 'string', pattern: `^[\\x21-\\x7e]{1,${MAX_ROLLOUT_ID_CHARS}}$` },
 });
 /** The headers a rollout client sends so that its executions join to its dumped samples (`rolloutOrigin`). */

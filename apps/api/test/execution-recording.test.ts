@@ -141,7 +141,11 @@ describe('execution recording', () => {
     const code = 'print("from a rollout")';
     const origin = { 'x-fusebox-request-id': 'req-1', 'x-fusebox-tool-instance': 'inst-1' };
     expect((await post('/run_code', { code, language: 'python' }, undefined, origin)).status).toBe(200);
-    expect((await post('/run_code', { code, language: 'python' })).status).toBe(200);
+    // No header, or an empty one: no origin.
+    expect(
+      (await post('/run_code', { code, language: 'python' }, undefined, { 'x-fusebox-request-id': '' }))
+        .status,
+    ).toBe(200);
     const cells = ['print("a jupyter rollout")'];
     const jupyter = await post('/run_jupyter', { cells }, undefined, { 'x-fusebox-request-id': 'req-2' });
     expect(jupyter.status).toBe(200);
@@ -156,10 +160,14 @@ describe('execution recording', () => {
         msg: expect.stringMatching(/id/) as unknown,
       }),
     ]);
+    // A bad body refused with a good origin: the row keeps the origin.
+    const refused = await post('/run_code', { code, language: 'cobol-9000' }, undefined, origin);
+    expect(refused.status).toBe(422);
     expect(await originsOf(code)).toEqual([
       { status: 'Success', requestId: 'req-1', toolInstance: 'inst-1' },
       { status: 'Success', requestId: null, toolInstance: null },
       { status: 'Refused', requestId: null, toolInstance: null },
+      { status: 'Refused', requestId: 'req-1', toolInstance: 'inst-1' },
     ]);
     expect(await originsOf(cells[0]!)).toEqual([
       { status: 'Success', requestId: 'req-2', toolInstance: null },

@@ -8,10 +8,10 @@ const COUNT_CAP = 1000;
 /** Candidates read per code, newest first, among which the one whose output the tool response shows is sought. */
 const CANDIDATES_PER_CALL = 200;
 
-/** A tool call as the dashboard read it from a sample: its code, and the response the model got, if any. */
 /** A sample's `request_id` as the dump holds it: any text, though only an id Fusebox recorded can match. */
 export const requestIdInput = z.string().max(200_000).nullable().default(null);
 
+/** A tool call as the dashboard read it from a sample: its code, and the response the model got, if any. */
 export const toolCallInput = z.object({
   code: z.string().min(1).max(200_000),
   response: z.string().max(200_000).nullable(),
@@ -36,7 +36,7 @@ export interface ToolCallExecution {
 }
 
 export interface ToolCallExecutions {
-  /** The executions of this exact code: the sample's rollout's first, then whose output the response shows, then newest first. */
+  /** The executions of this exact code, likeliest first (see `likelihood`), then newest first. */
   executions: ToolCallExecution[];
   /** How many executions ran this exact code, up to COUNT_CAP. */
   count: number;
@@ -86,16 +86,23 @@ export async function toolCallExecutions(
         sameRequest: requestId !== null && sentBy === requestId,
         outputMatches: showsOutput(call.response, stdout, stderr),
       }))
-      .sort(
-        (a, b) =>
-          Number(b.sameRequest) - Number(a.sameRequest) || Number(b.outputMatches) - Number(a.outputMatches),
-      );
+      .sort((a, b) => likelihood(b) - likelihood(a));
     return {
       executions: ranked.slice(0, EXECUTIONS_PER_CALL),
       count: Math.min(count, COUNT_CAP),
       capped: count > COUNT_CAP,
     };
   });
+}
+
+/**
+ * How surely a run is the one the model saw. A request id is the client's to choose and may repeat (a run
+ * resumed, ids like `step-i`), so a run of the same request whose output the response does not show ranks below
+ * one whose output it shows; when nothing shows (a response cut by the tool), the same request decides.
+ */
+function likelihood(run: Pick<ToolCallExecution, 'sameRequest' | 'outputMatches'>): number {
+  if (run.outputMatches) return run.sameRequest ? 3 : 2;
+  return run.sameRequest ? 1 : 0;
 }
 
 /**

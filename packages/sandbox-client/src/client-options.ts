@@ -87,8 +87,7 @@ export function checkCallOptions(options: CallOptions): CallOptions {
     throw new TypeError('signal must be an AbortSignal');
   }
   checkTimeout('timeoutMs', options.timeoutMs);
-  checkHeaders(options.headers);
-  return options;
+  return options.headers === undefined ? options : { ...options, headers: checkHeaders(options.headers) };
 }
 
 function checkTimeout(name: string, value: unknown): number | undefined {
@@ -99,6 +98,7 @@ function checkTimeout(name: string, value: unknown): number | undefined {
   return value;
 }
 
+/** Headers with their names in lower case: names are case-insensitive, and a clash must be seen to be settled. */
 function checkHeaders(headers: unknown): Record<string, string> {
   if (headers === undefined) return {};
   if (
@@ -108,5 +108,7 @@ function checkHeaders(headers: unknown): Record<string, string> {
   ) {
     throw new TypeError('headers must be an object of header names to string values');
   }
-  return headers as Record<string, string>;
+  return Object.fromEntries(
+    Object.entries(headers as Record<string, string>).map(([name, value]) => [name.toLowerCase(), value]),
+  );
 }

@@ -59,7 +59,7 @@ describe('endpoints', () => {
   it("adds a call's own headers to that call only, the client's winning a clash", async () => {
     const server = await pongServer();
     const created = client({ endpoint: server.url, headers: { authorization: 'Bearer t0ken' } });
-    await created.ping({ headers: { 'x-fusebox-request-id': 'r1', authorization: 'Bearer other' } });
+    await created.ping({ headers: { 'x-fusebox-request-id': 'r1', Authorization: 'Bearer other' } });
     await created.ping();
     const [first, second] = server.requests.map((request) => request.headers);
     expect([first?.['x-fusebox-request-id'], first?.authorization]).toEqual(['r1', 'Bearer t0ken']);

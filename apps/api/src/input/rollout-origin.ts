@@ -7,25 +7,29 @@ import {
   isRolloutId,
 } from '@fusebox/sandbox-client/protocol';
 
-/** Where an execution came from, as its row records it: null for a client that does not say (verl's tool). */
+/**
+ * Where an execution came from, as its row records it: null for a client that does not say (verl's tool).
+ * Advisory, as any client's word is: the local executor's sandboxes have no network, so the model's code cannot
+ * send a request of its own, but a client that shares ids it can guess could be answered for by another.
+ */
 export interface RolloutOrigin {
   requestId: string | null;
   toolInstance: string | null;
 }
 
 /**
- * The rollout origin a request's headers declare, or FastAPI-style `detail` naming each header that is not an
- * id. Only the rollout code sets these headers: the model's code runs without a network, so it cannot send a
- * request of its own.
+ * The rollout origin a request's headers declare, a header that is not an id left out of it, and FastAPI-style
+ * `detail` naming each such header (empty when all are ids or absent; an empty value counts as absent).
  */
-export function rolloutOrigin(
-  headers: IncomingHttpHeaders,
-): { origin: RolloutOrigin } | { detail: ValidationDetailEntry[] } {
+export function rolloutOrigin(headers: IncomingHttpHeaders): {
+  origin: RolloutOrigin;
+  detail: ValidationDetailEntry[];
+} {
   const detail: ValidationDetailEntry[] = [];
   const read = (name: string): string | null => {
     const value = headers[name];
-    if (value === undefined) return null;
     const text = Array.isArray(value) ? value.join(', ') : value;
+    if (text === undefined || text === '') return null;
     if (isRolloutId(text)) return text;
     detail.push({
       type: 'string_pattern_mismatch',
@@ -35,6 +39,5 @@ export function rolloutOrigin(
     });
     return null;
   };
-  const origin = { requestId: read(REQUEST_ID_HEADER), toolInstance: read(TOOL_INSTANCE_HEADER) };
-  return detail.length > 0 ? { detail } : { origin };
+  return { origin: { requestId: read(REQUEST_ID_HEADER), toolInstance: read(TOOL_INSTANCE_HEADER) }, detail };
 }

@@ -48,18 +48,15 @@ export function registerRunRoutes(
     scope.post(`/${source}`, async (request, reply) => {
       const requestedAt = new Date();
       const checked = checkBody(schema, request.body, fieldLimits);
-      const declared = rolloutOrigin(request.headers);
-      if ('invalid' in checked || 'detail' in declared) {
+      const { origin, detail: headerDetail } = rolloutOrigin(request.headers);
+      if ('invalid' in checked || headerDetail.length > 0) {
         const received = 'invalid' in checked ? checked.invalid.received : checked.body;
-        const detail = [
-          ...('detail' in declared ? declared.detail : []),
-          ...('invalid' in checked ? checked.invalid.detail : []),
-        ];
-        await sendInvalid(reply, recorder, invalidRequestRow(source, received, detail, requestedAt), detail);
+        const detail = [...headerDetail, ...('invalid' in checked ? checked.invalid.detail : [])];
+        const row = { ...invalidRequestRow(source, received, detail, requestedAt), ...origin };
+        await sendInvalid(reply, recorder, row, detail);
         return reply;
       }
       const body = checked.body;
-      const { origin } = declared;
       try {
         const outcome = await gate.run((signal) => execute(body, signal), {
           signal: abortOnDisconnect(reply),

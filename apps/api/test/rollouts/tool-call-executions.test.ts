@@ -119,6 +119,37 @@ describe('executions.forToolCalls', () => {
     expect((await firstFor('rollout-z'))[0]).toEqual([12_000, false, true]);
   });
 
+  it('ranks a run of the same request id that printed something else below one that printed the response', async () => {
+    // Request ids are the client's: a resumed training run can send the same id and code again.
+    const code = 'print(len("resumed"))';
+    const sent = (requestId: string | null, at: number, stdout: string) => ({
+      source: 'run_code',
+      language: 'python',
+      code,
+      status: 'Success',
+      stdout,
+      requestId,
+      requestedAt: new Date(base + at),
+    });
+    await context.services.prisma.execution.createMany({
+      data: [sent(null, 20_000, '7\n'), sent('step-1-0', 21_000, '8\n')],
+    });
+    const [shown] = await caller.executions.forToolCalls({
+      calls: [{ code, response: '7' }],
+      requestId: 'step-1-0',
+    });
+    expect(shown!.executions.map((run) => [run.requestedAt.getTime() - base, run.sameRequest])).toEqual([
+      [20_000, false],
+      [21_000, true],
+    ]);
+    // A response that shows no run's output (cut by the tool): the run its request sent comes first.
+    const [cut] = await caller.executions.forToolCalls({
+      calls: [{ code, response: '…' }],
+      requestId: 'step-1-0',
+    });
+    expect(cut!.executions[0]).toMatchObject({ sameRequest: true, outputMatches: false });
+  });
+
   it('refuses empty code and too many calls with a clear error', async () => {
     await expect(
       caller.executions.forToolCalls({ calls: [{ code: '', response: null }] }),

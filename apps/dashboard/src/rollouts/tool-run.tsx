@@ -54,7 +54,9 @@ export function ToolRun({ runs, response }: { runs: ToolCallRuns | undefined; re
           ) : null}
           <span className="muted">
             {execution.sameRequest
-              ? "the run this sample's rollout sent"
+              ? execution.outputMatches
+                ? "the run this sample's rollout sent"
+                : "a run this sample's request_id sent, though the response does not show its output"
               : execution.outputMatches
                 ? 'the run whose output this response shows'
                 : 'no run of this code printed this response; the newest shown'}
