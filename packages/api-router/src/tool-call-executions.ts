@@ -29,7 +29,7 @@ export interface ToolCallExecution {
   outputTruncated: boolean;
   requestedAt: Date;
   sessionId: string | null;
-  /** Whether the sample's own rollout sent this run (its `request_id` header): the run the model saw, for sure. */
+  /** Whether this run carries the sample's `request_id` (the header its rollout sent): the client's word, not proof. */
   sameRequest: boolean;
   /** Whether the tool response holds this execution's output: it is the run the model saw, not a twin. */
   outputMatches: boolean;

@@ -9,8 +9,8 @@ import {
 
 /**
  * Where an execution came from, as its row records it: null for a client that does not say (verl's tool).
- * Advisory, as any client's word is: the local executor's sandboxes have no network, so the model's code cannot
- * send a request of its own, but a client that shares ids it can guess could be answered for by another.
+ * Advisory, as any client's word is. The local executor's sandboxes have no network, so the model's code cannot
+ * send a request of its own; an upstream SandboxFusion may let it, and then forge an id it can guess.
  */
 export interface RolloutOrigin {
   requestId: string | null;

@@ -255,4 +255,50 @@ marked.kill()
     // Control: the listener was up and took its own connection.
     expect(listener).toMatchObject({ own_tcp: 'connected', accepted_own: 1 });
   });
+
+  // The x-fusebox-request-id header names the rollout that sent a run (the dashboard's join from a sample): code
+  // that could send the API a request of its own could put its runs under another sample's name.
+  for (const route of ['run_code', 'run_jupyter', 'session'] as const) {
+    it(`cannot send the API a run of its own under a forged request id (${route})`, async () => {
+      const port = Number(new URL(probes.server().url).port);
+      const forged = { 'x-fusebox-request-id': `forged-${route}` };
+      const body = { code: 'print(1)', language: 'python' };
+      // Control on the host: the API takes such a request.
+      expect((await probes.server().post('/run_code', body, forged)).status).toBe(200);
+      const result = await probes.python(
+        route,
+        `
+import http.server, threading, urllib.error, urllib.request
+def post(url):
+    request = urllib.request.Request(url, data=${JSON.stringify(JSON.stringify(body))}.encode(),
+                                     headers={"content-type": "application/json", **${JSON.stringify(forged)}})
+    try:
+        return str(urllib.request.urlopen(request, timeout=2).status)
+    except urllib.error.HTTPError as error:
+        return str(error.code)
+    except urllib.error.URLError as error:
+        return name(error.reason) if isinstance(error.reason, OSError) else str(error.reason)
+    except OSError as error:
+        return name(error)
+class Answer(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.send_response(200)
+        self.end_headers()
+    def log_message(self, *args):
+        pass
+# Control: the same request reaches a server of its own on its own loopback.
+own = http.server.HTTPServer(("127.0.0.1", 0), Answer)
+threading.Thread(target=own.serve_forever, daemon=True).start()
+result["own"] = post("http://127.0.0.1:%d/run_code" % own.server_address[1])
+own.shutdown()
+for host in ("127.0.0.1", "localhost", "[::1]"):
+    result[host] = post("http://%s:${port}/run_code" % host)
+`,
+      );
+      expect(result.own).toBe('200');
+      // Any HTTP status, a 401 included, would mean the API was reached.
+      for (const host of ['127.0.0.1', 'localhost', '[::1]'])
+        expect(result[host], host).not.toMatch(/^\d{3}$/);
+    });
+  }
 });
