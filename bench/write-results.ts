@@ -10,3 +10,9 @@ export async function writeResults(file: URL | string, markdown: string): Promis
   const path = typeof file === 'string' ? file : fileURLToPath(file);
   await writeFile(path, await format(markdown, { ...(await resolveConfig(path)), filepath: path }));
 }
+
+/** A markdown table (writeResults aligns its columns). */
+export function markdownTable(header: string[], rows: (string | number)[][]): string {
+  const line = (cells: (string | number)[]) => `| ${cells.map(String).join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}

@@ -1,14 +1,14 @@
 // Forked Python runs (FUSEBOX_PYTHON_ZYGOTE) against the cold path and the floors, side by side in one run:
 // `executor.runCode` with zygotes, the same without, a bare bubblewrap spawn and a bare unsandboxed python3, at
-// concurrency 1, 4, 16 and 64, with the CPU each run costs (cgroup v1 cpuacct), the zygotes' idle memory, and how
-// long an interpreter session takes from its creation to its first cell's answer.
+// concurrency 1, 4, 16 and 64, with the CPU each run costs (cgroup v1 cpuacct) and the zygotes' idle memory. A
+// session's first cell: session-first-cell.ts.
 // Usage (as root): node --conditions=@fusebox/source --import tsx bench/executor/forked.ts
 import { mkdirSync, readFileSync, readdirSync, readlinkSync, rmdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { type Executor, createExecutor } from '@fusebox/local-sandbox/executor';
 import { DEFAULT_ZYGOTE_MODULES } from '@fusebox/local-sandbox/executor-options';
 import { percentile } from '../limiter/measures';
-import { writeResults } from '../write-results';
+import { markdownTable, writeResults } from '../write-results';
 import { BWRAP_FLOOR, spawnCall } from './floor';
 
 const COMMAND = 'node --conditions=@fusebox/source --import tsx bench/executor/forked.ts';
@@ -106,31 +106,6 @@ async function measure(call: Call, concurrency: number, calls: number): Promise<
   };
 }
 
-/**
- * Creates `total` interpreter sessions, `concurrency` at a time with `gapMs` between one's end and the next's
- * start, and times each from its creation to its first cell's answer (the first tenth dropped as warm-up).
- */
-async function firstCells(executor: Executor, concurrency: number, total: number, gapMs: number) {
-  const latencies: number[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < total) {
-      const index = next++;
-      const started = performance.now();
-      const { id } = await executor.sessions.create();
-      const cell = await executor.sessions.run(id, 'print(1)');
-      const elapsed = performance.now() - started;
-      executor.sessions.close(id);
-      if (cell.stdout !== '1\n') throw new Error(`a first cell answered ${JSON.stringify(cell)}`);
-      if (index >= Math.floor(total / 10)) latencies.push(elapsed);
-      await new Promise((resolve) => setTimeout(resolve, gapMs));
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  latencies.sort((a, b) => a - b);
-  return { count: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
-}
-
 /** RSS and PSS of this process's idle zygotes (recognised by `python-zygote.py` in their argv, and by descent). */
 function zygoteMemory(): { count: number; rssMB: number; pssMB: number } {
   let count = 0;
@@ -162,11 +137,6 @@ function startedHere(pid: number): boolean {
     current = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
   }
   return false;
-}
-
-function table(header: string[], rows: (string | number)[][]): string {
-  const line = (cells: (string | number)[]) => `| ${cells.map(String).join(' | ')} |`;
-  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
 function hasSympy(): Promise<boolean> {
@@ -252,10 +222,6 @@ async function main() {
   }
   process.stderr.write('\n');
   const forkedShare = forkedRuns / forkedCalls;
-  const sessionRows = [
-    ['one at a time, 1 s apart (the warm pool refilled)', await firstCells(cold, 1, 20, 1_000)],
-    ['4 at once, back to back', await firstCells(cold, 4, 40, 0)],
-  ] as const;
   await Promise.all([cold.close(), forked.close(), forkedSympy?.close()]);
 
   const get = (program: string, name: string, concurrency: number) =>
@@ -302,7 +268,7 @@ async function main() {
   const report = [
     '### Python runs, forked against cold and the floors (ms; CPU per call from cgroup cpuacct)',
     '',
-    table(
+    markdownTable(
       [
         'program',
         'c',
@@ -321,20 +287,11 @@ async function main() {
     '',
     '### Targets (issue #16)',
     '',
-    table(['measure', 'measured', 'target'], targets),
-    '',
-    "### An interpreter session's first cell (create, then `print(1)`; ms)",
-    '',
-    'Sessions start from warm sandboxes (a pool of interpreters started ahead), not from a zygote.',
-    '',
-    table(
-      ['pattern', 'sessions', 'p50 ms', 'p99 ms'],
-      sessionRows.map(([pattern, m]) => [pattern, m.count, m.p50.toFixed(1), m.p99.toFixed(1)]),
-    ),
+    markdownTable(['measure', 'measured', 'target'], targets),
     '',
     '### Idle zygotes',
     '',
-    table(
+    markdownTable(
       ['zygotes', 'RSS in all', 'PSS in all (shared pages split)', 'modules'],
       [
         [

@@ -25,6 +25,7 @@ import { SandboxPool } from './sandbox-pool';
 import { interpreterCommand } from './session/interpreter';
 import { type JupyterOutcome, runJupyterRequest } from './session/jupyter';
 import { SessionManager } from './session/session-manager';
+import { SessionZygotes } from './session/session-zygote';
 import { sandboxProcessLimit, stepDriverCommand } from './step-driver';
 
 /** A finished `/run_code`: SandboxFusion's response plus Fusebox's timing. */
@@ -47,6 +48,10 @@ export interface ExecutorStats {
   idleZygotes: number;
   /** Runs forked from a zygote since the executor started (the others ran cold). */
   forkedRuns: number;
+  /** Whether a session zygote can fork a session now (see `pythonZygote`); without one, sessions start warm. */
+  sessionZygoteReady: boolean;
+  /** Sessions forked from a session zygote since the executor started (the others took a warm sandbox). */
+  forkedSessions: number;
   sessions: number;
   /** What every sandbox together uses of the budget now (memory less droppable cache, in MB), with cgroups. */
   sandboxMemoryMB?: number;
@@ -82,6 +87,8 @@ export class Executor {
   readonly #interpreterPool: SandboxPool;
   /** Python runs forked from warm interpreters, when `pythonZygote` is on (and isolation too). */
   readonly #zygotes: PythonZygotes | undefined;
+  /** Interpreter sessions forked from a zygote, when `pythonZygote` is on (and isolation too). */
+  readonly #sessionZygotes: SessionZygotes | undefined;
   /** Aborts every execution in flight when the executor closes. */
   readonly #closing = new AbortController();
   readonly #inFlight = new Set<Promise<unknown>>();
@@ -137,7 +144,21 @@ export class Executor {
             onError,
           )
         : undefined;
-    this.sessions = new SessionManager(this.#interpreterPool, this.#gate, {
+    // Sessions fork from a zygote of their own (with the kernel loaded), when Python runs do.
+    this.#sessionZygotes = this.#zygotes
+      ? new SessionZygotes(
+          launcher,
+          {
+            modules: options.pythonZygoteModules,
+            maxForks: options.pythonZygoteMaxRuns,
+            maxAgeMs: options.pythonZygoteMaxAgeMs,
+            diskBytes: fileSizeBytes,
+            maxProcesses,
+          },
+          onError,
+        )
+      : undefined;
+    this.sessions = new SessionManager(this.#interpreterPool, this.#sessionZygotes, this.#gate, {
       maxSessions: options.maxSessions,
       idleTimeoutMs: options.sessionIdleTimeoutMs,
       outputLimitBytes: options.outputLimitBytes,
@@ -261,6 +282,8 @@ export class Executor {
       warmSandboxes: this.#codePool.warm + this.#interpreterPool.warm,
       idleZygotes: this.#zygotes?.idle ?? 0,
       forkedRuns: this.#zygotes?.lent ?? 0,
+      sessionZygoteReady: this.#sessionZygotes?.ready ?? false,
+      forkedSessions: this.#sessionZygotes?.forked ?? 0,
       sessions: this.sessions.size,
       ...budgetUsage(this.#launcher),
     };
@@ -276,7 +299,12 @@ export class Executor {
     this.#closing.abort(new ExecutorClosedError());
     this.sessions.closeAll();
     await Promise.allSettled([...this.#inFlight]);
-    await Promise.all([this.#codePool.close(), this.#interpreterPool.close(), this.#zygotes?.close()]);
+    await Promise.all([
+      this.#codePool.close(),
+      this.#interpreterPool.close(),
+      this.#zygotes?.close(),
+      this.#sessionZygotes?.close(),
+    ]);
     await this.#launcher.close();
   }
 

@@ -26,17 +26,30 @@
 # (status as a shell reports it: 128 + the signal for a killed program), t in seconds of the wall clock.
 # The run's stdout and stderr are fifos the zygote makes afresh for each run (the host opens them after
 # "ready"): the run owns their inodes, so none of them is ever given to a later run.
+#
+# With "sessions": true in its configuration, the zygote forks stateful interpreter sessions instead (kernel.py,
+# read from fd 21, loaded and its IPython shell made before the first fork), many at a time: each is a run as
+# above with a network namespace of its own too (loopback only), whose program serves cells on the session's
+# own control and event fifos (fds 3 and 4 of kernel.py), which the zygote makes afresh per session. Per session:
+# "ready" (its fifos exist and may be opened), a job line "{}" (the host holds both fifos open), "forked <pid>"
+# (the init, pid as the zygote sees it), the host's "go" (the init is in the session's cgroup), and at any time
+# later "ended <pid> <status>" once that init has ended. Sessions of one zygote share its host uid and nothing
+# else: every namespace, the tmpfs, the cgroup and the fifos are their own.
 import ctypes
+import fcntl
 import gc
 import json
 import os
 import resource
+import signal
+import socket
 import stat
+import struct
 import sys
 import time
 
 CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x02000000, 0x04000000, 0x08000000
-CLONE_NEWUSER, CLONE_NEWPID = 0x10000000, 0x20000000
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 PID_NAMESPACE_FD = 8
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 0x4000, 1 << 18
@@ -46,6 +59,9 @@ PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 SECCOMP_MODE_FILTER = 2
 SECCOMP_FD = 7
 SANDBOX_ID = 65534
+KERNEL_FD = 21
+SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 1
+SESSION_FIFOS = ('.fusebox-session-control', '.fusebox-session-events')
 SHARED_MEMORY_DIR = '/tmp/.fusebox-shm'
 
 libc = ctypes.CDLL(None, use_errno=True)
@@ -129,19 +145,29 @@ def copy_tree(source_fd, target):
                 os.close(dst)
 
 
-def prepare_run_root(config, workdir, covers):
-    """In the run's init: a fresh /tmp holding the staged files, a fresh /proc, and the run's stdio on 0-2."""
-    stdio = config['stdio']
+def new_tmp(config, workdir):
+    """In the run's init: a fresh size-capped /tmp (with /dev/shm's directory), the staged files copied in."""
     staged = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY)
-    stdin = os.open(f'/tmp/{stdio["stdin"]}', os.O_RDONLY | os.O_NOFOLLOW)
-    stdout = os.open(f'/tmp/{stdio["stdout"]}', os.O_WRONLY)
-    stderr = os.open(f'/tmp/{stdio["stderr"]}', os.O_WRONLY)
     mount('tmpfs', '/tmp', 'tmpfs', MS_NOSUID | MS_NODEV, f'size={config["diskBytes"]},mode=0755')
     os.mkdir(SHARED_MEMORY_DIR)
     os.chmod(SHARED_MEMORY_DIR, 0o1777)
     os.makedirs(workdir)
     copy_tree(staged, workdir)
     os.close(staged)
+
+
+def new_proc(covers):
+    mount('proc', '/proc', 'proc', MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    cover_proc(covers)
+
+
+def prepare_run_root(config, workdir, covers):
+    """In the run's init: a fresh /tmp holding the staged files, a fresh /proc, and the run's stdio on 0-2."""
+    stdio = config['stdio']
+    stdin = os.open(f'/tmp/{stdio["stdin"]}', os.O_RDONLY | os.O_NOFOLLOW)
+    stdout = os.open(f'/tmp/{stdio["stdout"]}', os.O_WRONLY)
+    stderr = os.open(f'/tmp/{stdio["stderr"]}', os.O_WRONLY)
+    new_tmp(config, workdir)
     # The program's stdin is a file in its own /tmp, as in a cold sandbox: seekable, and its own to change.
     copy = os.open(f'/tmp/{stdio["stdin"]}', os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
     while os.sendfile(copy, stdin, None, 1 << 20):
@@ -153,20 +179,26 @@ def prepare_run_root(config, workdir, covers):
     for name, fd in ((stdio['stdout'], stdout), (stdio['stderr'], stderr)):
         os.close(os.open(f'/tmp/{name}', os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         mount(f'/proc/self/fd/{fd}', f'/tmp/{name}', None, MS_BIND)
-    mount('proc', '/proc', 'proc', MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    cover_proc(covers)
+    new_proc(covers)
     for fd, target in ((copy, 0), (stdout, 1), (stderr, 2)):
         os.dup2(fd, target)
         os.close(fd)
 
 
-def drop_privileges(seccomp_filter):
-    """In the run's init, once its root is set up: everything the zygote could do, the run can no longer."""
+def drop_privileges(seccomp_filter, own_network=False):
+    """
+    In the run's init, once its root is set up: everything the zygote could do, the run can no longer. With
+    `own_network`, the run also gets a network namespace of its own with loopback up (made in its own user
+    namespace, the only one in which it can bring an interface up).
+    """
     check(libc.unshare(CLONE_NEWUSER), 'unshare(CLONE_NEWUSER)')
     for name, content in (('setgroups', 'deny'), ('uid_map', f'{SANDBOX_ID} 0 1'),
                           ('gid_map', f'{SANDBOX_ID} 0 1')):
         with open(f'/proc/self/{name}', 'w') as map_file:
             map_file.write(content)
+    if own_network:
+        check(libc.unshare(CLONE_NEWNET), 'unshare(CLONE_NEWNET)')
+        loopback_up()
     cap = 0
     while libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0:
         cap += 1
@@ -178,16 +210,23 @@ def drop_privileges(seccomp_filter):
     check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0), 'seccomp')
 
 
-def limit_program(config, job):
-    """In the program's process, last before its code: its own session, rlimits, and no descriptor but 0-2."""
+def loopback_up():
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        request = struct.pack('16sH', b'lo', 0)
+        flags = struct.unpack('16sH', fcntl.ioctl(probe, SIOCGIFFLAGS, request + b'\0' * 22)[:18])[1]
+        fcntl.ioctl(probe, SIOCSIFFLAGS, struct.pack('16sH', b'lo', flags | IFF_UP) + b'\0' * 22)
+
+
+def limit_program(config, memory_limit_bytes, kept_fds=3):
+    """In the program's process, last before its code: its own session, rlimits, and no descriptor from kept_fds."""
     os.setsid()
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_FSIZE, (config['fileSizeBytes'], config['fileSizeBytes']))
     if config['maxProcesses'] is not None:
         resource.setrlimit(resource.RLIMIT_NPROC, (config['maxProcesses'], config['maxProcesses']))
-    if job['memoryLimitBytes'] is not None:
-        resource.setrlimit(resource.RLIMIT_AS, (job['memoryLimitBytes'], job['memoryLimitBytes']))
-    os.closerange(3, os.sysconf('SC_OPEN_MAX'))
+    if memory_limit_bytes is not None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory_limit_bytes, memory_limit_bytes))
+    os.closerange(kept_fds, os.sysconf('SC_OPEN_MAX'))
 
 
 def exit_status(wait_status):
@@ -221,8 +260,13 @@ def run_init(config, job, jobs, workdir, covers, seccomp_filter):
     drop_privileges(seccomp_filter)
     program = os.fork()
     if program == 0:
-        limit_program(config, job)
+        limit_program(config, job['memoryLimitBytes'])
         return
+    reap_until(program)
+
+
+def reap_until(program):
+    """The init's last duty: reaps every process of the run, and ends it (and so them all) when `program` ends."""
     while True:
         pid, wait_status = os.wait()
         if pid == program:
@@ -261,10 +305,18 @@ def fork_init(own_pid_namespace):
     return init
 
 
+def load_kernel():
+    """kernel.py's functions, and the cell runner it makes (IPython's shell, its imports done), for every session."""
+    kernel = {'__name__': 'fusebox_kernel', '__builtins__': __builtins__}
+    exec(compile(read_all(KERNEL_FD), 'kernel.py', 'exec'), kernel)
+    return kernel, kernel['ipython_runner']()
+
+
 def serve():
     """The zygote's loop; returns only in a forked program's process, with its job."""
     config = json.loads(sys.argv[1])
     seccomp_filter = read_all(SECCOMP_FD)
+    kernel = load_kernel() if config.get('sessions') else None
     os.closerange(SECCOMP_FD, os.sysconf('SC_OPEN_MAX'))
     for name in config['modules']:
         try:
@@ -282,6 +334,8 @@ def serve():
     # Objects of the zygote are never collected in a run: their pages stay shared with it instead of being
     # written to by the collector.
     gc.freeze()
+    if kernel is not None:
+        serve_sessions(config, kernel, jobs, workdir, covers, seccomp_filter)
     while True:
         new_output_fifos(stdio)
         os.write(4, b'ready\n')
@@ -305,17 +359,120 @@ def serve():
         clear_staging(workdir, stdio)
 
 
-def run_program(job):
-    """Runs the staged program as `python3 <source>` would, in this (forked) interpreter."""
-    import importlib.machinery
-    import random
-    import types
+def report_ended(signum, frame):
+    """SIGCHLD in a session zygote: reaps every ended session's init and tells the host (one write, one line)."""
+    while True:
+        try:
+            pid, wait_status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        os.write(4, f'ended {pid} {exit_status(wait_status)}\n'.encode())
 
-    path = job['source']
+
+def read_line(jobs, expected):
+    line = jobs.readline()
+    if not line:
+        os._exit(0)
+    if line != expected:
+        raise OSError(f'the host said {line!r}, not {expected!r}')
+
+
+def serve_sessions(config, kernel, jobs, workdir, covers, seccomp_filter):
+    """A session zygote's loop (see the top of this file); never returns in the zygote."""
+    signal.signal(signal.SIGCHLD, report_ended)
+    while True:
+        for name in SESSION_FIFOS:
+            try:
+                os.unlink(f'/tmp/{name}')
+            except FileNotFoundError:
+                pass
+            os.mkfifo(f'/tmp/{name}', 0o600)
+        os.write(4, b'ready\n')
+        read_line(jobs, b'{}\n')
+        # The host holds both ends' other sides open: neither open blocks.
+        control = os.open(f'/tmp/{SESSION_FIFOS[0]}', os.O_RDONLY | os.O_NONBLOCK)
+        events = os.open(f'/tmp/{SESSION_FIFOS[1]}', os.O_WRONLY | os.O_NONBLOCK)
+        for fd in (control, events):
+            os.set_blocking(fd, True)
+        go, go_sent = os.pipe()
+        copied_wait, copied = os.pipe()
+        init = fork_init(PID_NAMESPACE_FD)
+        if init == 0:
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            for fd in (go_sent, copied_wait):
+                os.close(fd)
+            try:
+                session_init(config, kernel, workdir, covers, seccomp_filter, go, copied, control, events)
+            except BaseException as error:  # a broken set-up: the session ends before its first cell
+                try:
+                    os.write(events, f'fusebox zygote: {error}\n'.encode())
+                finally:
+                    os._exit(125)
+        for fd in (control, events, go, copied):
+            os.close(fd)
+        os.write(4, f'forked {init}\n'.encode())
+        read_line(jobs, b'go\n')
+        os.write(go_sent, b'g')
+        os.close(go_sent)
+        # Until the init has copied the staged files into its own /tmp (or died), the staging directory is its.
+        os.read(copied_wait, 1)
+        os.close(copied_wait)
+        clear_staging(workdir, config['stdio'])
+
+
+def session_init(config, kernel, workdir, covers, seccomp_filter, go, copied, control, events):
+    """Pid 1 of a session: as a run's init, then the kernel's cell loop in its program on fds 3 and 4."""
+    for fd in (3, 4, 5, 6, PID_NAMESPACE_FD):  # the zygote's channels and its sandbox's compile-step pipes
+        os.close(fd)
+    if os.read(go, 1) != b'g':
+        os._exit(125)
+    os.close(go)
+    check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP), 'unshare')
+    check(libc.mount(b'none', b'/', None, MS_REC | MS_PRIVATE, None), 'private mounts')
+    new_tmp(config, workdir)
+    os.close(copied)
+    new_proc(covers)
+    null = os.open('/dev/null', os.O_RDWR)
+    for target in (0, 1, 2):
+        os.dup2(null, target)
+    os.close(null)
+    os.chdir(workdir)
+    drop_privileges(seccomp_filter, own_network=True)
+    os.dup2(control, 3)
+    os.dup2(events, 4)
+    os.close(control)
+    os.close(events)
+    program = os.fork()
+    if program == 0:
+        limit_program(config, None, kept_fds=5)
+        reseed_random()
+        namespace, runner = kernel
+        namespace['KERNEL_PID'] = os.getpid()
+        namespace['serve'](runner)
+        os._exit(0)
+    os.close(3)
+    os.close(4)
+    reap_until(program)
+
+
+def reseed_random():
+    """In a forked program: random sources seeded afresh, not the zygote's state that every fork shares."""
+    import random
     random.seed()
     numpy_random = sys.modules.get('numpy.random')
     if numpy_random is not None:
         numpy_random.seed()
+
+
+def run_program(job):
+    """Runs the staged program as `python3 <source>` would, in this (forked) interpreter."""
+    import importlib.machinery
+    import types
+
+    path = job['source']
+    reseed_random()
     main = types.ModuleType('__main__')
     main.__file__ = path
     main.__cached__ = None

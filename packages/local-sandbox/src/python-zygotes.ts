@@ -3,13 +3,16 @@ import { fileURLToPath } from 'node:url';
 import type { SandboxCgroup } from './cgroups';
 import { processTree } from './process-tree';
 import type { Sandbox } from './sandbox';
-import type { SandboxLauncher } from './sandbox-launcher';
+import type { SandboxLauncher, StartOptions } from './sandbox-launcher';
 import { RUN_STDIO } from './step-driver';
 
 /** The zygote's Python source (see python-zygote.py), opened for it on {@link SOURCE_FD}. */
 const ZYGOTE_SOURCE = fileURLToPath(new URL('./python-zygote.py', import.meta.url));
+/** The session interpreter's source, which a session zygote loads before its first fork (on {@link KERNEL_FD}). */
+const KERNEL_SOURCE = fileURLToPath(new URL('./session/kernel.py', import.meta.url));
 /** Above the fds bubblewrap reads its set-up from (7 on; the zygote closes every fd from 7 once started). */
 const SOURCE_FD = 20;
+const KERNEL_FD = 21;
 /**
  * Debian's `/usr/bin/python3 -c` reading the zygote from its fd: not passed in argv, which every process a run
  * forks would carry (tools that list processes, such as `ps`, would have kilobytes per process to read).
@@ -199,30 +202,28 @@ export class PythonZygotes {
     while (this.#idle.length + this.#busy < this.#size) {
       this.#busy += 1;
       this.#track(
-        this.#launcher
-          .start(this.#command, { background: true, zygote: { files: { [SOURCE_FD]: ZYGOTE_SOURCE } } })
-          .then(
-            (sandbox) => {
-              this.#busy -= 1;
-              const pid = processTree(sandbox.pid).find(isPython);
-              const zygote = {
-                sandbox,
-                pid: pid ?? 0,
-                startedAt: performance.now(),
-                runs: 0,
-                cgroup: undefined,
-              };
-              if (pid === undefined) {
-                this.#dispose(zygote);
-                this.#failed(new Error('a zygote started, but its Python process is not in its sandbox'));
-              } else if (this.#closed) this.#dispose(zygote);
-              else this.#makeIdle(zygote);
-            },
-            (error: unknown) => {
-              this.#busy -= 1;
-              this.#failed(error);
-            },
-          ),
+        this.#launcher.start(this.#command, zygoteStartOptions(false)).then(
+          (sandbox) => {
+            this.#busy -= 1;
+            const pid = zygoteProcess(sandbox);
+            const zygote = {
+              sandbox,
+              pid: pid ?? 0,
+              startedAt: performance.now(),
+              runs: 0,
+              cgroup: undefined,
+            };
+            if (pid === undefined) {
+              this.#dispose(zygote);
+              this.#failed(new Error('a zygote started, but its Python process is not in its sandbox'));
+            } else if (this.#closed) this.#dispose(zygote);
+            else this.#makeIdle(zygote);
+          },
+          (error: unknown) => {
+            this.#busy -= 1;
+            this.#failed(error);
+          },
+        ),
       );
     }
   }
@@ -240,6 +241,18 @@ export class PythonZygotes {
   }
 }
 
+/** The host pid of the zygote's Python process in its sandbox, if it is there. */
+export function zygoteProcess(sandbox: Sandbox): number | undefined {
+  return processTree(sandbox.pid).find(isPython);
+}
+
+/** How a zygote's sandbox starts: in the background, with its source (and a session zygote's kernel) to read. */
+export function zygoteStartOptions(sessions: boolean): StartOptions {
+  const files: Record<number, string> = { [SOURCE_FD]: ZYGOTE_SOURCE };
+  if (sessions) files[KERNEL_FD] = KERNEL_SOURCE;
+  return { background: true, zygote: { files } };
+}
+
 /** True for a Python process (bubblewrap, which starts it, runs as `bwrap`). */
 function isPython(pid: number): boolean {
   try {
@@ -250,8 +263,12 @@ function isPython(pid: number): boolean {
 }
 
 /** The zygote's command line: python-zygote.py and its configuration (see there). */
-function zygoteCommand(settings: ZygoteSettings): string[] {
+export function zygoteCommand(
+  settings: Pick<ZygoteSettings, 'modules' | 'diskBytes' | 'maxProcesses'>,
+  sessions = false,
+): string[] {
   const config = {
+    sessions,
     modules: settings.modules,
     fileSizeBytes: settings.diskBytes,
     diskBytes: settings.diskBytes,

@@ -17,6 +17,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { CappedOutput } from './capped-output';
 import { type CgroupBudget, CgroupParent, type CgroupUsage, type SandboxCgroup } from './cgroups';
 import { IsolationUnavailableError } from './errors/isolation-unavailable-error';
@@ -72,7 +73,7 @@ export interface LauncherOptions {
 }
 
 /** How a sandbox starts: see {@link SandboxLauncher.start}. */
-interface StartOptions {
+export interface StartOptions {
   background?: boolean;
   init?: boolean;
   zygote?: { files: Record<number, string> };
@@ -432,9 +433,7 @@ export class SandboxLauncher {
     const readers = [1, 2, 4, 5, 6].map((fd) => pipes[fd] as Socket);
     const drained = Promise.all(readers.map((reader) => once(reader, 'close').catch(() => undefined)));
     const closed = Promise.all([exited, drained]).then(([status]) => status);
-    const events = new LineChannel(pipes[4] as Socket, {
-      maxLineBytes: 3 * this.options.outputLimitBytes + EVENT_LINE_MARGIN_BYTES,
-    });
+    const events = this.eventChannel(pipes[4] as Socket);
 
     const timer = setTimeout(killTree, START_TIMEOUT_MS);
     const first = await events.next();
@@ -499,6 +498,16 @@ export class SandboxLauncher {
    */
   runCgroup(): SandboxCgroup | undefined {
     return this.#cgroups?.create(this.#cgroupLimits());
+  }
+
+  /**
+   * The lines a sandboxed driver writes on its event pipe, each capped at what one reply can hold: the
+   * interpreter's carries both output streams and display data, each up to the output limit.
+   */
+  eventChannel(stream: Readable): LineChannel {
+    return new LineChannel(stream, {
+      maxLineBytes: 3 * this.options.outputLimitBytes + EVENT_LINE_MARGIN_BYTES,
+    });
   }
 
   /** What every sandbox uses together now; undefined without cgroups. */

@@ -32,16 +32,40 @@ export function isZygoteProcess(pid: string): boolean {
   }
 }
 
-/** The host pids of this process's zygotes themselves (not what they forked), once one is idle unless told. */
+/**
+ * The host pids of this process's run zygotes themselves (not what they forked, nor the session zygote), once
+ * one is idle unless told.
+ */
 export async function zygotePids(
   executor: Executor,
   { waitForIdle = true }: { waitForIdle?: boolean } = {},
 ): Promise<number[]> {
   if (waitForIdle) await until(() => executor.stats().idleZygotes > 0);
+  return zygotesOfThisProcess(false);
+}
+
+/** The host pid of this process's session zygote (python-zygote.py with sessions on), if one is running. */
+export function sessionZygotePid(): number | undefined {
+  return zygotesOfThisProcess(true)[0];
+}
+
+/** Zygotes themselves (their parent is bubblewrap, not a zygote), told apart by the configuration in their argv. */
+function zygotesOfThisProcess(sessions: boolean): number[] {
   return readdirSync('/proc')
     .filter((pid) => /^\d+$/.test(pid) && isZygoteProcess(pid) && !isZygoteProcess(String(parentOf(pid))))
-    .filter((pid) => descendsFrom(Number(pid), process.pid))
+    .filter(
+      (pid) =>
+        descendsFrom(Number(pid), process.pid) && zygoteConfiguration(pid).includes(`"sessions":${sessions}`),
+    )
     .map(Number);
+}
+
+function zygoteConfiguration(pid: string): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 function parentOf(pid: string | number): number {

@@ -122,7 +122,7 @@ echo left
         );
         const cwd = (await first.run('print(cwd)')).stdout.trim();
         const other = await second.run(
-          `import os\nprint(os.path.exists("${cwd}"), os.path.exists("/dev/shm/kept"), "secret" in globals(), any("${marker}" in open("/proc/%s/cmdline" % p, "rb").read().decode(errors="replace") for p in os.listdir("/proc") if p.isdigit()))`,
+          `import os\nprint(os.path.exists("${cwd}/kept"), os.path.exists("/dev/shm/kept"), "secret" in globals(), any("${marker}" in open("/proc/%s/cmdline" % p, "rb").read().decode(errors="replace") for p in os.listdir("/proc") if p.isdigit()))`,
         );
         const aliveInSession = hostProcesses(marker).length;
         await first.close();

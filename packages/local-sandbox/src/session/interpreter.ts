@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { JupyterCellError } from '@fusebox/sandbox-client/protocol';
 import { outputText } from '../capped-output';
-import type { Sandbox } from '../sandbox';
+import type { StarvationCounters } from '../cgroups';
+import type { LineChannel } from '../line-channel';
+import type { ExitStatus } from '../spawner';
 import { StepTimer } from '../step-timer';
 
 /** The Python source of the session interpreter; it runs with `python3 -c`, so the sandbox needs no file of ours. */
@@ -62,6 +64,22 @@ export interface InterpreterSettings {
   firstCell: number;
 }
 
+/**
+ * The process an interpreter runs in, as kernel.py sees its fds 3 (control) and 4 (events): a warm sandbox, or a
+ * session forked from a session zygote (see session-zygote.ts).
+ */
+export interface KernelProcess {
+  readonly control: { write(text: string): unknown };
+  readonly events: LineChannel;
+  /** Resolves once the interpreter's processes are gone. */
+  readonly closed: Promise<ExitStatus>;
+  readonly alive: boolean;
+  /** Kills every process of the interpreter at once; safe to call any number of times. */
+  kill(): void;
+  starvationCounters(): StarvationCounters | undefined;
+  starvedBySharedBudget(since?: StarvationCounters): string | undefined;
+}
+
 interface KernelReply {
   id: string;
   count: number;
@@ -78,17 +96,17 @@ interface KernelReply {
  * is kept between them. A cell that overruns its timeout kills the sandbox (the state is lost).
  */
 export class Interpreter {
-  readonly sandbox: Sandbox;
+  readonly process: KernelProcess;
   readonly #outputLimit: number;
   #nextCell: number;
   #alive = true;
 
-  /** Configures a warm interpreter sandbox (see {@link interpreterCommand}). */
-  constructor(sandbox: Sandbox, settings: InterpreterSettings) {
-    this.sandbox = sandbox;
+  /** Configures a kernel that has said `ready` (see {@link interpreterCommand}). */
+  constructor(process: KernelProcess, settings: InterpreterSettings) {
+    this.process = process;
     this.#outputLimit = settings.outputLimitBytes;
     this.#nextCell = settings.firstCell;
-    sandbox.control.write(
+    process.control.write(
       `${JSON.stringify({
         output_limit: settings.outputLimitBytes,
         memory_limit: settings.memoryLimitBytes ?? 0,
@@ -98,7 +116,7 @@ export class Interpreter {
   }
 
   get alive(): boolean {
-    return this.#alive && this.sandbox.alive;
+    return this.#alive && this.process.alive;
   }
 
   /**
@@ -121,18 +139,18 @@ export class Interpreter {
     const onAbort = () => this.stop();
     signal?.addEventListener('abort', onAbort, { once: true });
     // The host's own reading, before the cell: the counters are the sandbox's, and earlier cells' count in them.
-    const countersBefore = this.sandbox.starvationCounters();
+    const countersBefore = this.process.starvationCounters();
     try {
       // A fresh id per cell: the reply must carry it, so nothing written earlier (by this cell's code or an
       // earlier one's, which can reach the channel) can be taken for this cell's answer or shift later ones.
       // What the reply says is still the cell's to shape, since the cell runs in the interpreter's process
       // (README: "What an interpreter's reply can be made to say"); rewards never read it.
       const id = randomBytes(16).toString('hex');
-      this.sandbox.control.write(`${JSON.stringify({ id, code })}\n`);
+      this.process.control.write(`${JSON.stringify({ id, code })}\n`);
       let reply: KernelReply | undefined;
       let strayLines = 0;
       let line: string | undefined;
-      while ((line = await this.sandbox.events.next()) !== undefined) {
+      while ((line = await this.process.events.next()) !== undefined) {
         if (line === '') continue; // the kernel starts each reply on a line of its own
         reply = kernelReply(line, id);
         if (reply) break;
@@ -144,7 +162,7 @@ export class Interpreter {
         // The channel ended (the interpreter died, or a line overran its limit) or the cell overran: either way
         // nothing more can be heard from this interpreter.
         this.stop();
-        const exit = await this.sandbox.closed;
+        const exit = await this.process.closed;
         const result = timedOut
           ? lost(
               executionCount,
@@ -160,7 +178,7 @@ export class Interpreter {
               DEAD_KERNEL_ERROR,
               `the interpreter died while running this cell (exit status ${exit.code ?? `signal ${exit.signal}`}); its state is lost`,
             );
-        const starved = countersBefore && this.sandbox.starvedBySharedBudget(countersBefore);
+        const starved = countersBefore && this.process.starvedBySharedBudget(countersBefore);
         return { ...result, strayLines, ...(starved === undefined ? {} : { starved }) };
       }
       const stdout = Buffer.from(reply.stdout, 'base64');
@@ -185,7 +203,7 @@ export class Interpreter {
   /** Kills the interpreter's sandbox; the session's state is gone. */
   stop(): void {
     this.#alive = false;
-    this.sandbox.kill();
+    this.process.kill();
   }
 }
 

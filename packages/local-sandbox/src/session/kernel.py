@@ -11,7 +11,8 @@
 # formatted here, in the shape SandboxFusion's kernel gives them, whatever the IPython version. Without IPython,
 # the trailing expression's repr is displayed and IPython syntax is a SyntaxError.
 #
-# It starts before anyone needs it (a warm sandbox), so its settings arrive as the first line on fd 3:
+# It starts before anyone needs it (a warm sandbox, or forked from a session zygote), so its settings arrive as
+# the first line on fd 3:
 # {"output_limit": bytes per stream, "memory_limit": address-space bytes or 0, "first_cell": number}.
 # argv: the largest file it may write, in bytes.
 import ast
@@ -260,16 +261,12 @@ def send(message):
         data = data[os.write(4, data):]
 
 
-def main():
+def serve(run):
+    """Says ready, takes its settings, then runs cells until the control channel ends. `run` is ipython_runner's."""
     global OUTPUT_LIMIT, DISPLAY_LIMIT
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[1]), int(sys.argv[1])))
-    if int(sys.argv[2]) > 0:
-        resource.setrlimit(resource.RLIMIT_NPROC, (int(sys.argv[2]), int(sys.argv[2])))
     # Programs a cell starts (os.system, exec) do not get the channels.
     os.set_inheritable(3, False)
     os.set_inheritable(4, False)
-    run = ipython_runner()
     os.write(4, b'ready\n')
     requests = os.fdopen(3, 'rb')
     settings = json.loads(requests.readline())
@@ -308,4 +305,15 @@ def main():
         number += 1
 
 
-main()
+def main():
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[1]), int(sys.argv[1])))
+    if int(sys.argv[2]) > 0:
+        resource.setrlimit(resource.RLIMIT_NPROC, (int(sys.argv[2]), int(sys.argv[2])))
+    serve(ipython_runner())
+
+
+# A session zygote (python-zygote.py) loads this file under another name, makes the runner once, and calls
+# serve in each session it forks.
+if __name__ == '__main__':
+    main()

@@ -6,6 +6,7 @@ import { SessionNotFoundError } from '../errors/session-not-found-error';
 import type { FifoGate } from '../fifo-gate';
 import { type ExecutionTiming, gated } from '../gated';
 import type { SandboxPool } from '../sandbox-pool';
+import type { SessionZygotes } from './session-zygote';
 import { writeFiles } from '../workdir-files';
 import { type CellResult, Interpreter } from './interpreter';
 
@@ -54,6 +55,8 @@ interface Session {
   info: SessionInfo;
   files: Record<string, string | null>;
   interpreter: Interpreter;
+  /** Lets the interpreter's process go (back to the pool's disposal, or the forked session's). */
+  release: () => void;
   busy: boolean;
   idleTimer: NodeJS.Timeout | undefined;
 }
@@ -66,16 +69,20 @@ interface Session {
 export class SessionManager {
   readonly #sessions = new Map<string, Session>();
   readonly #pool: SandboxPool;
+  readonly #zygotes: SessionZygotes | undefined;
   readonly #gate: FifoGate;
   readonly #limits: { maxSessions: number; idleTimeoutMs: number; outputLimitBytes: number };
   #closed = false;
 
+  /** Sessions fork from `zygotes` when one can fork now, and take a warm sandbox from `pool` otherwise. */
   constructor(
     pool: SandboxPool,
+    zygotes: SessionZygotes | undefined,
     gate: FifoGate,
     limits: { maxSessions: number; idleTimeoutMs: number; outputLimitBytes: number },
   ) {
     this.#pool = pool;
+    this.#zygotes = zygotes;
     this.#gate = gate;
     this.#limits = limits;
   }
@@ -107,12 +114,12 @@ export class SessionManager {
     const session: Session = {
       info,
       files,
-      interpreter: await this.#startInterpreter(info, files),
+      ...(await this.#startInterpreter(info, files)),
       busy: false,
       idleTimer: undefined,
     };
     if (this.#closed) {
-      this.#pool.release(session.interpreter.sandbox);
+      session.release();
       throw new SessionNotFoundError(id);
     }
     this.#sessions.set(id, session);
@@ -149,7 +156,7 @@ export class SessionManager {
       session.info.executionCount += 1;
       if (!session.interpreter.alive) {
         session.info.alive = false;
-        this.#pool.release(session.interpreter.sandbox);
+        session.release();
       }
       return { ...result, sessionId: id, timing };
     } finally {
@@ -166,8 +173,8 @@ export class SessionManager {
     try {
       const fresh = await this.#startInterpreter(session.info, session.files);
       session.interpreter.stop();
-      this.#pool.release(session.interpreter.sandbox);
-      session.interpreter = fresh;
+      session.release();
+      Object.assign(session, fresh);
       session.info.alive = true;
       session.info.executionCount = 0;
       return { ...session.info };
@@ -189,7 +196,22 @@ export class SessionManager {
     for (const session of this.#sessions.values()) this.#drop(session);
   }
 
-  async #startInterpreter(info: SessionInfo, files: Record<string, string | null>): Promise<Interpreter> {
+  async #startInterpreter(
+    info: SessionInfo,
+    files: Record<string, string | null>,
+  ): Promise<Pick<Session, 'interpreter' | 'release'>> {
+    const settings = {
+      outputLimitBytes: this.#limits.outputLimitBytes,
+      memoryLimitBytes: info.memoryLimitMB > 0 ? info.memoryLimitMB * 1024 * 1024 : undefined,
+      firstCell: 1,
+    };
+    const forked = await this.#zygotes?.fork(files);
+    if (forked) {
+      return {
+        interpreter: new Interpreter(forked, settings),
+        release: () => this.#zygotes?.release(forked),
+      };
+    }
     const sandbox = await this.#pool.take();
     try {
       await writeFiles(sandbox.workdir, files);
@@ -197,11 +219,7 @@ export class SessionManager {
       this.#pool.release(sandbox);
       throw error;
     }
-    return new Interpreter(sandbox, {
-      outputLimitBytes: this.#limits.outputLimitBytes,
-      memoryLimitBytes: info.memoryLimitMB > 0 ? info.memoryLimitMB * 1024 * 1024 : undefined,
-      firstCell: 1,
-    });
+    return { interpreter: new Interpreter(sandbox, settings), release: () => this.#pool.release(sandbox) };
   }
 
   #get(id: string): Session {
@@ -225,7 +243,7 @@ export class SessionManager {
     clearTimeout(session.idleTimer);
     this.#sessions.delete(session.info.id);
     session.interpreter.stop();
-    this.#pool.release(session.interpreter.sandbox);
+    session.release();
   }
 }
 
