@@ -140,7 +140,7 @@ export const envSchema = z.object({
     .positive('expected a positive integer')
     .max(65_536, 'expected at most 65536 (the size of the sandbox uid range)')
     .default(DEFAULT_SANDBOX_UID_BLOCK),
-  /** `on`: Python /run_code runs are forked from warm interpreters (zygotes), one per executor slot. */
+  /** `on`: Python /run_code runs fork from zygotes (one per executor slot), and sessions from a session zygote. */
   FUSEBOX_PYTHON_ZYGOTE: z.enum(['on', 'off'], { error: "expected 'on' or 'off'" }).default('on'),
   /** Zygotes kept, each serving one run at a time (a run finding none idle goes cold): twice the cores. */
   FUSEBOX_PYTHON_ZYGOTES: positiveInt(2 * availableParallelism()),

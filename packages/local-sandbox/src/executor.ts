@@ -247,6 +247,7 @@ export class Executor {
     const request = runJupyterRequestSchema.parse(input);
     const interpreters = {
       pool: this.#interpreterPool,
+      zygotes: this.#sessionZygotes,
       outputLimitBytes: this.options.outputLimitBytes,
       requestOutputLimitBytes: this.options.jupyterOutputLimitBytes,
       fetchLimitBytes: this.options.fetchLimitBytes,

@@ -144,6 +144,26 @@ describe('sessions forked from the session zygote', () => {
     executor().sessions.close(kept);
   });
 
+  it('answer /run_jupyter without fetch_files (forked, files in place); with fetch_files it takes a warm sandbox', async () => {
+    await vi.waitFor(() => expect(executor().stats().sessionZygoteReady).toBe(true), { timeout: 30_000 });
+    const cells = ['x = open("in.txt").read()', 'print(x.upper())', 'open("/tmp/out.txt", "w").write(x)\nx'];
+    const files = { 'in.txt': Buffer.from('jupyter').toString('base64') };
+    const before = executor().stats().forkedSessions;
+    const forked = await executor().runJupyter({ cells, files });
+    expect(executor().stats().forkedSessions).toBe(before + 1);
+    const warm = await executor().runJupyter({ cells, files, fetch_files: ['/tmp/out.txt'] });
+    expect(executor().stats().forkedSessions).toBe(before + 1);
+    for (const { response } of [forked, warm]) {
+      expect(response.status).toBe('Success');
+      expect(response.cells.map((cell) => [cell.stdout, cell.display])).toEqual([
+        ['', []],
+        ['JUPYTER\n', []],
+        ['', [{ 'text/plain': "'jupyter'" }]],
+      ]);
+    }
+    expect(warm.response.files).toEqual({ '/tmp/out.txt': Buffer.from('jupyter').toString('base64') });
+  });
+
   it('still start when the session zygote is killed: the ones it forked end, new ones start (warm, then forked again)', async () => {
     const doomed = await forkedSession();
     const zygote = sessionZygotePid();

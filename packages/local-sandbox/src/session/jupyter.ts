@@ -1,5 +1,6 @@
 import type { JupyterCell, RunJupyterRequest, RunJupyterResponse } from '@fusebox/sandbox-client/protocol';
 import type { SandboxPool } from '../sandbox-pool';
+import type { SessionZygotes } from './session-zygote';
 import { fetchFiles, resolveFetchPaths, writeFiles } from '../workdir-files';
 import { type CellResult, Interpreter } from './interpreter';
 import { JupyterOutputBudget } from './jupyter-output-budget';
@@ -26,6 +27,8 @@ export async function runJupyterRequest(
   request: RunJupyterRequest,
   interpreters: {
     pool: SandboxPool;
+    /** Where a request without `fetch_files` forks its interpreter, when it can (its tmpfs dies with it). */
+    zygotes: SessionZygotes | undefined;
     outputLimitBytes: number;
     requestOutputLimitBytes: number;
     fetchLimitBytes: number;
@@ -34,58 +37,112 @@ export async function runJupyterRequest(
 ): Promise<JupyterOutcome> {
   const started = performance.now();
   const deadline = started + request.total_timeout * 1000;
+  const forked =
+    request.fetch_files.length === 0 ? await interpreters.zygotes?.fork(request.files) : undefined;
+  if (forked) {
+    try {
+      return await runCells(request, new Interpreter(forked, interpreterSettings(request, interpreters)), {
+        started,
+        deadline,
+        requestOutputLimitBytes: interpreters.requestOutputLimitBytes,
+        signal,
+        lastCellOutput,
+        finish: () => Promise.resolve({}),
+      });
+    } finally {
+      interpreters.zygotes?.release(forked);
+    }
+  }
   const sandbox = await interpreters.pool.take();
   try {
     const fetchPaths = resolveFetchPaths(sandbox.workdir, request.fetch_files);
     await writeFiles(sandbox.workdir, request.files);
-    const interpreter = new Interpreter(sandbox, {
-      outputLimitBytes: interpreters.outputLimitBytes,
-      memoryLimitBytes: request.memory_limit_MB > 0 ? request.memory_limit_MB * 1024 * 1024 : undefined,
-      firstCell: FIRST_CELL,
+    return await runCells(request, new Interpreter(sandbox, interpreterSettings(request, interpreters)), {
+      started,
+      deadline,
+      requestOutputLimitBytes: interpreters.requestOutputLimitBytes,
+      signal,
+      lastCellOutput,
+      finish: async () => {
+        await sandbox.closed;
+        return fetchFiles(sandbox.workdir, fetchPaths, interpreters.fetchLimitBytes);
+      },
     });
-    const cells: JupyterCell[] = [];
-    const budget = new JupyterOutputBudget(interpreters.requestOutputLimitBytes);
-    let outputTruncated = false;
-    /** The cell that timed out or crashed the interpreter, which ends the request. */
-    let ending: CellResult | undefined;
-    for (const [index, code] of request.cells.entries()) {
-      const quiet = lastCellOutput && index < request.cells.length - 1;
-      const remainingMs = deadline - performance.now();
-      const cellLimited = request.cell_timeout > 0 && request.cell_timeout * 1000 < remainingMs;
-      const result = await interpreter.run(code, {
-        timeoutMs: cellLimited ? request.cell_timeout * 1000 : remainingMs,
-        signal,
-      });
-      if (result.status === 'timeout' && !cellLimited) {
-        const timedOut = response('Failed', performance.now() - started, 'TimeLimitExceeded', [], {});
-        return { response: starvedOr(timedOut, result.starved), outputTruncated };
-      }
-      const { stdout, stderr, display, error } = result;
-      cells.push(
-        quiet
-          ? { stdout: '', stderr: '', display: [], error: [] }
-          : budget.spend({ stdout, stderr, display, error }),
-      );
-      outputTruncated ||= (!quiet && result.outputTruncated) || budget.cut;
-      if (result.status === 'timeout' || result.status === 'died') {
-        ending = result;
-        break;
-      }
-    }
-    interpreter.stop();
-    await sandbox.closed;
-    const files = await fetchFiles(sandbox.workdir, fetchPaths, interpreters.fetchLimitBytes);
-    const outcome = response(
-      ending ? 'Failed' : 'Success',
-      performance.now() - started,
-      'Finished',
-      cells,
-      files,
-    );
-    return { response: starvedOr(outcome, ending?.starved), outputTruncated };
   } finally {
     interpreters.pool.release(sandbox);
   }
+}
+
+function interpreterSettings(request: RunJupyterRequest, interpreters: { outputLimitBytes: number }) {
+  return {
+    outputLimitBytes: interpreters.outputLimitBytes,
+    memoryLimitBytes: request.memory_limit_MB > 0 ? request.memory_limit_MB * 1024 * 1024 : undefined,
+    firstCell: FIRST_CELL,
+  };
+}
+
+/**
+ * Runs the request's cells in `interpreter`, stops it, and answers; `finish` (once the interpreter is stopped)
+ * gives the fetched files.
+ */
+async function runCells(
+  request: RunJupyterRequest,
+  interpreter: Interpreter,
+  {
+    started,
+    deadline,
+    requestOutputLimitBytes,
+    signal,
+    lastCellOutput,
+    finish,
+  }: {
+    started: number;
+    deadline: number;
+    requestOutputLimitBytes: number;
+    signal: AbortSignal | undefined;
+    lastCellOutput: boolean;
+    finish: () => Promise<Record<string, string>>;
+  },
+): Promise<JupyterOutcome> {
+  const cells: JupyterCell[] = [];
+  const budget = new JupyterOutputBudget(requestOutputLimitBytes);
+  let outputTruncated = false;
+  /** The cell that timed out or crashed the interpreter, which ends the request. */
+  let ending: CellResult | undefined;
+  for (const [index, code] of request.cells.entries()) {
+    const quiet = lastCellOutput && index < request.cells.length - 1;
+    const remainingMs = deadline - performance.now();
+    const cellLimited = request.cell_timeout > 0 && request.cell_timeout * 1000 < remainingMs;
+    const result = await interpreter.run(code, {
+      timeoutMs: cellLimited ? request.cell_timeout * 1000 : remainingMs,
+      signal,
+    });
+    if (result.status === 'timeout' && !cellLimited) {
+      const timedOut = response('Failed', performance.now() - started, 'TimeLimitExceeded', [], {});
+      return { response: starvedOr(timedOut, result.starved), outputTruncated };
+    }
+    const { stdout, stderr, display, error } = result;
+    cells.push(
+      quiet
+        ? { stdout: '', stderr: '', display: [], error: [] }
+        : budget.spend({ stdout, stderr, display, error }),
+    );
+    outputTruncated ||= (!quiet && result.outputTruncated) || budget.cut;
+    if (result.status === 'timeout' || result.status === 'died') {
+      ending = result;
+      break;
+    }
+  }
+  interpreter.stop();
+  const files = await finish();
+  const outcome = response(
+    ending ? 'Failed' : 'Success',
+    performance.now() - started,
+    'Finished',
+    cells,
+    files,
+  );
+  return { response: starvedOr(outcome, ending?.starved), outputTruncated };
 }
 
 /**

@@ -179,8 +179,9 @@ export class SessionZygotes {
   #starting = false;
   #closed = false;
   #pausedUntil = 0;
-  /** Forks run one after another: each is a short exchange with the one zygote. */
   #queue: Promise<unknown> = Promise.resolve();
+  /** A session forked without files before anyone asked for it (see {@link fork}). */
+  #ahead: Promise<ForkedKernel | undefined> | undefined;
 
   constructor(launcher: SandboxLauncher, settings: SessionZygoteSettings, onError: (error: unknown) => void) {
     this.#launcher = launcher;
@@ -201,12 +202,46 @@ export class SessionZygotes {
 
   /**
    * A fresh session interpreter with `files` in its working directory; undefined when no zygote can fork one
-   * now. Throws what `writeFiles` throws for a bad path.
+   * now. Throws what `writeFiles` throws for a bad path. A session without files takes the one forked ahead,
+   * when there is one: it is then ready as soon as a warm sandbox would be.
    */
-  fork(files: Record<string, string | null>): Promise<ForkedKernel | undefined> {
+  async fork(files: Record<string, string | null>): Promise<ForkedKernel | undefined> {
+    const ahead = Object.keys(files).length === 0 ? await this.#takeAhead() : undefined;
+    const kernel = ahead ?? (await this.#queued(files));
+    this.#forkAhead();
+    if (kernel) this.#forked += 1;
+    return kernel;
+  }
+
+  /** Forks one after another: each fork is a short exchange with the one zygote. */
+  #queued(files: Record<string, string | null>): Promise<ForkedKernel | undefined> {
     const forked = this.#queue.then(() => this.#fork(files));
     this.#queue = forked.catch(() => undefined);
     return forked;
+  }
+
+  /** The session forked ahead, if it is (or will be) alive; there is none until {@link #forkAhead} again. */
+  async #takeAhead(): Promise<ForkedKernel | undefined> {
+    const ahead = this.#ahead;
+    this.#ahead = undefined;
+    const kernel = await ahead?.catch(() => undefined);
+    if (kernel && !kernel.alive) {
+      this.release(kernel);
+      return undefined;
+    }
+    return kernel;
+  }
+
+  /** Forks a session without files ahead of the next request for one, when a zygote is up and none is ahead. */
+  #forkAhead(): void {
+    if (this.#closed || this.#ahead || !this.ready) return;
+    this.#ahead = this.#queued({});
+    this.#ahead.catch(this.#onError);
+  }
+
+  /** Lets the session forked ahead go (its zygote is being replaced, or this is closing). */
+  #dropAhead(): void {
+    this.#track(this.#takeAhead().then((kernel) => kernel && this.release(kernel)));
   }
 
   async #fork(files: Record<string, string | null>): Promise<ForkedKernel | undefined> {
@@ -282,7 +317,6 @@ export class SessionZygotes {
       timer.arm(FORK_GUARD_MS, () => kernel.kill());
       if ((await kernel.events.next()) !== 'ready') return undefined;
       started = true;
-      this.#forked += 1;
       return kernel;
     } finally {
       timer.clear();
@@ -299,6 +333,7 @@ export class SessionZygotes {
   /** Stops forking; kills the zygotes (and so the sessions still running from them). */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#dropAhead();
     for (const zygote of [this.#current, ...this.#retired]) {
       if (zygote) this.#track(zygote.sandbox.dispose().catch(this.#onError));
     }
@@ -324,6 +359,7 @@ export class SessionZygotes {
    */
   #retire(zygote: SessionZygote, kill: boolean): void {
     if (this.#current === zygote) this.#current = undefined;
+    this.#dropAhead();
     if (kill || zygote.sessions.size === 0) this.#track(zygote.sandbox.dispose().catch(this.#onError));
     else this.#retired.add(zygote);
     this.#start();
@@ -350,6 +386,7 @@ export class SessionZygotes {
             this.#track(sandbox.dispose().catch(this.#onError));
           });
           this.#current = zygote;
+          this.#forkAhead();
         },
         (error: unknown) => {
           this.#starting = false;
