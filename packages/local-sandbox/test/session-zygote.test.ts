@@ -1,5 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
+import { childrenOf } from '../src/process-tree';
 import { descendsFrom, forkedPython, sessionZygotePid } from './zygote-helpers';
 import { useExecutor } from './use-executor';
 
@@ -168,6 +169,8 @@ describe('sessions forked from the session zygote', () => {
     const doomed = await forkedSession();
     const zygote = sessionZygotePid();
     expect(zygote).toBeDefined();
+    // Killed idle, once it has forked the next session ahead too (its children: that one's init and doomed's).
+    await vi.waitFor(() => expect(childrenOf(zygote as number)).toHaveLength(2), { timeout: 10_000 });
     process.kill(zygote as number, 'SIGKILL');
     const fresh = await executor().sessions.create();
     expect(await printed(fresh.id, 'print("alive")')).toBe('alive');

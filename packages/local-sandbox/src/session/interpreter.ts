@@ -127,6 +127,7 @@ export class Interpreter {
     code: string,
     { timeoutMs, signal }: { timeoutMs: number; signal?: AbortSignal },
   ): Promise<CellResult> {
+    signal?.throwIfAborted(); // aborted before it started (while the interpreter was being made): never runs
     const executionCount = this.#nextCell;
     this.#nextCell += 1;
     const started = performance.now();

@@ -40,6 +40,7 @@ class ForkedKernel implements KernelProcess {
   readonly control: Socket;
   readonly events: LineChannel;
   readonly closed: Promise<ExitStatus>;
+  readonly forkedAt = performance.now();
   readonly #cgroup: SandboxCgroup;
   readonly #events: Socket;
   #ended: (status: ExitStatus) => void = () => {};
@@ -97,6 +98,7 @@ class SessionZygote {
   readonly #replies: Array<string | undefined> = ['ready'];
   #gone = false;
 
+  /** `onEmpty`: its last session has ended, or it is gone (with them all); `gone` tells which. */
   constructor(sandbox: Sandbox, pid: number, onEmpty: () => void) {
     this.sandbox = sandbox;
     this.pid = pid;
@@ -206,6 +208,8 @@ export class SessionZygotes {
    * when there is one: it is then ready as soon as a warm sandbox would be.
    */
   async fork(files: Record<string, string | null>): Promise<ForkedKernel | undefined> {
+    const current = this.#current;
+    if (current && this.#expired(current)) this.#retire(current, false);
     const ahead = Object.keys(files).length === 0 ? await this.#takeAhead() : undefined;
     const kernel = ahead ?? (await this.#queued(files));
     this.#forkAhead();
@@ -225,7 +229,8 @@ export class SessionZygotes {
     const ahead = this.#ahead;
     this.#ahead = undefined;
     const kernel = await ahead?.catch(() => undefined);
-    if (kernel && !kernel.alive) {
+    // Dead, or forked from a zygote so long ago that it would share a layout and hash seed meant to be replaced.
+    if (kernel && (!kernel.alive || performance.now() - kernel.forkedAt >= this.#settings.maxAgeMs)) {
       this.release(kernel);
       return undefined;
     }
@@ -247,14 +252,21 @@ export class SessionZygotes {
   async #fork(files: Record<string, string | null>): Promise<ForkedKernel | undefined> {
     const zygote = this.#current;
     if (this.#closed || !zygote || zygote.gone) {
-      this.#start();
+      if (zygote?.gone) this.#retire(zygote, true);
+      else this.#start();
       return undefined;
     }
     // Without a cgroup of its own a session could not be bounded nor killed as one: it takes a warm sandbox.
-    const cgroup = this.#launcher.runCgroup();
+    let cgroup: SandboxCgroup | undefined;
+    try {
+      cgroup = this.#launcher.runCgroup();
+    } catch (error) {
+      this.#onError(error);
+    }
     if (!cgroup) return undefined;
+    const removeCgroup = () => cgroup.remove().catch(this.#onError);
     if ((await zygote.reply()) !== 'ready') {
-      await cgroup.remove();
+      await removeCgroup();
       return this.#broken(zygote);
     }
     const { workdir } = zygote.sandbox;
@@ -266,7 +278,7 @@ export class SessionZygotes {
       for (const entry of readdirSync(workdir.host))
         rmSync(join(workdir.host, entry), { recursive: true, force: true });
       zygote.ready();
-      await cgroup.remove();
+      await removeCgroup();
       throw error;
     }
     // Joined by hand: `tmp` may be `/proc/self/fd/N/..`, which path.join would collapse. Read-write, so the
@@ -275,17 +287,29 @@ export class SessionZygotes {
       string,
       string,
     ];
-    const control = new Socket({
-      fd: openSync(controlPath, constants.O_RDWR | constants.O_NONBLOCK),
-      readable: false,
-      writable: true,
-    });
-    const events = new Socket({
-      fd: openSync(eventsPath, constants.O_RDONLY | constants.O_NONBLOCK),
-      readable: true,
-      writable: false,
-    });
-    for (const socket of [control, events]) socket.on('error', () => {});
+    const sockets: Socket[] = [];
+    try {
+      for (const [path, flags] of [
+        [controlPath, constants.O_RDWR],
+        [eventsPath, constants.O_RDONLY],
+      ] as const) {
+        const socket = new Socket({
+          fd: openSync(path, flags | constants.O_NONBLOCK),
+          readable: flags === constants.O_RDONLY,
+          writable: flags === constants.O_RDWR,
+        });
+        socket.on('error', () => {});
+        sockets.push(socket);
+      }
+    } catch (error) {
+      // Out of fds, say: nothing was asked of the zygote, which still waits for a job.
+      for (const socket of sockets) socket.destroy();
+      this.#onError(error);
+      zygote.ready();
+      await removeCgroup();
+      return undefined;
+    }
+    const [control, events] = sockets as [Socket, Socket];
     const kernel = new ForkedKernel(control, events, this.#launcher.eventChannel(events), cgroup);
     let started = false;
     const timer = new StepTimer();
@@ -358,11 +382,18 @@ export class SessionZygotes {
    * A new zygote takes over from `zygote`, which is disposed of now (`kill`) or once its last session has ended.
    */
   #retire(zygote: SessionZygote, kill: boolean): void {
-    if (this.#current === zygote) this.#current = undefined;
-    this.#dropAhead();
-    if (kill || zygote.sessions.size === 0) this.#track(zygote.sandbox.dispose().catch(this.#onError));
+    const current = this.#current === zygote;
+    if (current) this.#current = undefined;
+    // A session forked ahead from a zygote that is only retired is still fresh: the next request takes it.
+    if (kill && current) this.#dropAhead();
+    if (kill || zygote.sessions.size === 0) this.#dispose(zygote);
     else this.#retired.add(zygote);
     this.#start();
+  }
+
+  #dispose(zygote: SessionZygote): void {
+    this.#retired.delete(zygote);
+    this.#track(zygote.sandbox.dispose().catch(this.#onError));
   }
 
   #start(): void {
@@ -381,9 +412,9 @@ export class SessionZygotes {
             return;
           }
           const zygote: SessionZygote = new SessionZygote(sandbox, pid, () => {
-            if (this.#current === zygote) return;
-            this.#retired.delete(zygote);
-            this.#track(sandbox.dispose().catch(this.#onError));
+            // A zygote that died is replaced at once; a retired one goes once its last session has ended.
+            if (zygote.gone) this.#retire(zygote, true);
+            else if (this.#current !== zygote) this.#dispose(zygote);
           });
           this.#current = zygote;
           this.#forkAhead();
