@@ -298,8 +298,7 @@ export class Executor {
   async close(): Promise<void> {
     this.#gate.close();
     this.#closing.abort(new ExecutorClosedError());
-    this.sessions.closeAll();
-    await Promise.allSettled([...this.#inFlight]);
+    await Promise.allSettled([this.sessions.closeAll(), ...this.#inFlight]);
     await Promise.all([
       this.#codePool.close(),
       this.#interpreterPool.close(),

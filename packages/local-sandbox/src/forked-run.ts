@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunCodeRequest } from '@fusebox/sandbox-client/protocol';
 import type { CodeRunOutcome } from './code-runner';
@@ -8,7 +7,7 @@ import { type Step, elapsed, stepResult } from './run-job';
 import { runStatus } from './run-status';
 import { RunStdio } from './run-stdio';
 import type { PythonZygotes, Zygote } from './python-zygotes';
-import { RUN_OOM_SCORE_ADJ } from './sandbox-launcher';
+import { joinRunCgroup } from './sandbox-launcher';
 import { writeFiles, writeWorkdirFile } from './workdir-files';
 import { StepTimer } from './step-timer';
 
@@ -156,10 +155,7 @@ async function joinCgroup(zygote: Zygote): Promise<number | undefined> {
   const [init, ...others] = childrenOf(zygote.pid);
   if (init === undefined || others.length > 0) return undefined;
   try {
-    await zygote.cgroup?.join(init);
-    await writeFile(`/proc/${init}/oom_score_adj`, String(RUN_OOM_SCORE_ADJ)).catch(() => {
-      // Not ours to raise (a non-root API): the run keeps its zygote's score, and the budget's cgroup still holds.
-    });
+    await joinRunCgroup(zygote.cgroup, init);
     return init;
   } catch {
     return undefined;

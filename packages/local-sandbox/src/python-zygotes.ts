@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { BackgroundStarts } from './background-starts';
 import type { SandboxCgroup } from './cgroups';
 import { processTree } from './process-tree';
 import type { Sandbox } from './sandbox';
@@ -18,8 +19,6 @@ const KERNEL_FD = 21;
  * forks would carry (tools that list processes, such as `ps`, would have kilobytes per process to read).
  */
 const BOOTSTRAP = `import os; exec(compile(os.read(${SOURCE_FD}, 1 << 22), "python-zygote.py", "exec"))`;
-/** After a failed start, wait this long before starting another zygote (runs take the cold path meanwhile). */
-const RETRY_AFTER_FAILURE_MS = 1_000;
 
 /** How zygotes are made and how long one lives. */
 export interface ZygoteSettings {
@@ -67,13 +66,12 @@ export class PythonZygotes {
   readonly #idle: Zygote[] = [];
   /** Runs waiting for a zygote to come back (see `waitMs`), oldest first: each is woken when one does. */
   readonly #waiting: Array<() => void> = [];
-  readonly #pending = new Set<Promise<unknown>>();
+  readonly #background: BackgroundStarts;
   readonly #onError: (error: unknown) => void;
   /** Zygotes starting, lent out, or finishing a run: with the idle ones, never more than `size`. */
   #busy = 0;
   #lent = 0;
   #closed = false;
-  #pausedUntil = 0;
 
   constructor(
     launcher: SandboxLauncher,
@@ -85,6 +83,7 @@ export class PythonZygotes {
     this.#settings = settings;
     this.#size = size;
     this.#onError = onError;
+    this.#background = new BackgroundStarts(onError, () => this.#refill());
     this.#command = zygoteCommand(settings);
     this.#refill();
   }
@@ -162,7 +161,7 @@ export class PythonZygotes {
   giveBack(zygote: Zygote, reusable: boolean): void {
     const { cgroup } = zygote;
     zygote.cgroup = undefined;
-    if (cgroup) this.#track(cgroup.remove().catch(this.#onError));
+    if (cgroup) this.#background.track(cgroup.remove());
     const returned = (async () => {
       const ready = reusable && (await zygote.sandbox.events.next()) === 'ready';
       this.#busy -= 1;
@@ -170,7 +169,7 @@ export class PythonZygotes {
       else this.#dispose(zygote);
       this.#refill();
     })();
-    this.#track(returned.catch(this.#onError));
+    this.#background.track(returned);
   }
 
   /** Stops starting zygotes, disposes of the idle ones and waits for every disposal. */
@@ -178,7 +177,7 @@ export class PythonZygotes {
     this.#closed = true;
     for (const wake of this.#waiting.splice(0)) wake();
     for (const zygote of this.#idle.splice(0)) this.#dispose(zygote);
-    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
+    await this.#background.settled();
   }
 
   /** Puts `zygote` among the idle ones, and wakes the run that has waited longest for one. */
@@ -194,14 +193,14 @@ export class PythonZygotes {
   }
 
   #dispose(zygote: Zygote): void {
-    this.#track(zygote.sandbox.dispose().catch(this.#onError));
+    this.#background.track(zygote.sandbox.dispose());
   }
 
   #refill(): void {
-    if (this.#closed || Date.now() < this.#pausedUntil) return;
+    if (this.#closed || this.#background.paused) return;
     while (this.#idle.length + this.#busy < this.#size) {
       this.#busy += 1;
-      this.#track(
+      this.#background.track(
         this.#launcher.start(this.#command, zygoteStartOptions(false)).then(
           (sandbox) => {
             this.#busy -= 1;
@@ -215,29 +214,19 @@ export class PythonZygotes {
             };
             if (pid === undefined) {
               this.#dispose(zygote);
-              this.#failed(new Error('a zygote started, but its Python process is not in its sandbox'));
+              this.#background.failed(
+                new Error('a zygote started, but its Python process is not in its sandbox'),
+              );
             } else if (this.#closed) this.#dispose(zygote);
             else this.#makeIdle(zygote);
           },
           (error: unknown) => {
             this.#busy -= 1;
-            this.#failed(error);
+            this.#background.failed(error);
           },
         ),
       );
     }
-  }
-
-  /** After a failed start: report it, and start no zygote for a while (runs go cold meanwhile). */
-  #failed(error: unknown): void {
-    this.#pausedUntil = Date.now() + RETRY_AFTER_FAILURE_MS;
-    this.#onError(error);
-    setTimeout(() => this.#refill(), RETRY_AFTER_FAILURE_MS).unref();
-  }
-
-  #track(promise: Promise<unknown>): void {
-    this.#pending.add(promise);
-    void promise.finally(() => this.#pending.delete(promise));
   }
 }
 

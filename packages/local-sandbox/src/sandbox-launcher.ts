@@ -15,6 +15,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -86,7 +87,7 @@ const SANDBOX_ID = '65534';
  * `oom_score_adj` of a sandbox that runs code: when the sandboxes together reach their memory budget, the kernel
  * kills in a run, never in a zygote (which stays at the API's own score) or anything else.
  */
-export const RUN_OOM_SCORE_ADJ = 1000;
+const RUN_OOM_SCORE_ADJ = 1000;
 /** A sandbox that is not up after this long is broken (or the machine is drowning). */
 const START_TIMEOUT_MS = 30_000;
 /** The CPU niceness of sandboxes started ahead of need: they yield to code that is running. */
@@ -639,6 +640,18 @@ export class SandboxLauncher {
  * and no seccomp filter of its own (it forbids exactly that): its fd stays open, and each run loads it before
  * the code runs, after dropping every capability. The zygote runs no code but Fusebox's.
  */
+/**
+ * Moves the init of a run or session forked in a zygote's sandbox into its own cgroup (see {@link
+ * SandboxLauncher.runCgroup}), and makes it, with all it forks, the OOM killer's first choice over its zygote.
+ * Throws what joining the cgroup throws (the init died meanwhile, say).
+ */
+export async function joinRunCgroup(cgroup: SandboxCgroup | undefined, init: number): Promise<void> {
+  await cgroup?.join(init);
+  await writeFile(`/proc/${init}/oom_score_adj`, String(RUN_OOM_SCORE_ADJ)).catch(() => {
+    // Not ours to raise (a non-root API): it keeps its zygote's score, and its cgroup still bounds it.
+  });
+}
+
 function zygoteSandboxArgs(base: readonly string[]): string[] {
   const args: string[] = [];
   for (let index = 0; index < base.length; index += 1) {

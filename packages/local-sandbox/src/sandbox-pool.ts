@@ -1,3 +1,4 @@
+import { BackgroundStarts } from './background-starts';
 import type { Sandbox } from './sandbox';
 import type { SandboxLauncher } from './sandbox-launcher';
 
@@ -6,9 +7,6 @@ export interface SandboxProgram {
   command: readonly string[];
   init: boolean;
 }
-
-/** After a failed start, wait this long before trying to warm another sandbox. */
-const RETRY_AFTER_FAILURE_MS = 1_000;
 
 /**
  * Keeps `size` sandboxes started and waiting for a job, so a request pays only for running its code, not for
@@ -21,11 +19,9 @@ export class SandboxPool {
   readonly #program: SandboxProgram;
   readonly #size: number;
   readonly #warm: Sandbox[] = [];
-  readonly #pending = new Set<Promise<unknown>>();
+  readonly #background: BackgroundStarts;
   #starting = 0;
   #closed = false;
-  #pausedUntil = 0;
-  readonly #onError: (error: unknown) => void;
 
   constructor(
     launcher: SandboxLauncher,
@@ -36,7 +32,7 @@ export class SandboxPool {
     this.#launcher = launcher;
     this.#program = program;
     this.#size = size;
-    this.#onError = onError;
+    this.#background = new BackgroundStarts(onError, () => this.#refill());
     this.#refill();
   }
 
@@ -61,21 +57,21 @@ export class SandboxPool {
 
   /** Disposes of a used sandbox in the background; `close()` waits for it. */
   release(sandbox: Sandbox): void {
-    this.#track(sandbox.dispose().catch(this.#onError));
+    this.#background.track(sandbox.dispose());
   }
 
   /** Stops warming, disposes of the warm sandboxes and waits for every disposal. */
   async close(): Promise<void> {
     this.#closed = true;
     for (const sandbox of this.#warm.splice(0)) this.release(sandbox);
-    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
+    await this.#background.settled();
   }
 
   #refill(): void {
-    if (this.#closed || Date.now() < this.#pausedUntil) return;
+    if (this.#closed || this.#background.paused) return;
     while (this.#warm.length + this.#starting < this.#size) {
       this.#starting += 1;
-      this.#track(
+      this.#background.track(
         this.#launcher.start(this.#program.command, { background: true, init: this.#program.init }).then(
           (sandbox) => {
             this.#starting -= 1;
@@ -84,16 +80,10 @@ export class SandboxPool {
           },
           (error: unknown) => {
             this.#starting -= 1;
-            this.#pausedUntil = Date.now() + RETRY_AFTER_FAILURE_MS;
-            this.#onError(error);
+            this.#background.failed(error);
           },
         ),
       );
     }
-  }
-
-  #track(promise: Promise<unknown>): void {
-    this.#pending.add(promise);
-    void promise.finally(() => this.#pending.delete(promise));
   }
 }

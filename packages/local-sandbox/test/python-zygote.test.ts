@@ -2,7 +2,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { useExecutor } from './use-executor';
-import { descendsFrom, forkedPython, isZygoteProcess, zygotePids } from './zygote-helpers';
+import { descendsFrom, forkedPython, isZygoteProcess, sleepers, zygotePids } from './zygote-helpers';
 
 // One slot, so consecutive runs are forked from the same zygote: what one leaves, the next would see.
 const { executor } = useExecutor({ concurrency: 1, pythonZygote: true, pythonZygoteMaxRuns: 1000 });
@@ -173,7 +173,7 @@ describe('forked Python runs', () => {
       `${seed}\nimport os\nprint(sorted(p for p in os.listdir("/proc") if p.isdigit()))`,
     );
     expect(next.response.run_result?.stdout).toBe(`${before.response.run_result?.stdout}['1', '2']\n`);
-    expect(readdirSync('/proc').filter((pid) => isSleep30(pid))).toEqual([]);
+    expect(sleepers(30)).toEqual([]);
   });
 
   it('survive a killed zygote: before a run, the run goes cold; during one, it ends killed, never re-run', async () => {
@@ -200,18 +200,6 @@ describe('forked Python runs', () => {
     expect(next.response).toMatchObject({ status: 'Success', run_result: { stdout: 'next\n' } });
   });
 });
-
-/** A `sleep 30` started by this process's runs. */
-function isSleep30(pid: string): boolean {
-  try {
-    return (
-      readFileSync(`/proc/${pid}/cmdline`, 'utf8') === 'sleep\x0030\x00' &&
-      descendsFrom(Number(pid), process.pid)
-    );
-  } catch {
-    return false;
-  }
-}
 
 /** Where process `pid`'s cgroup of `controller` is on the host. */
 function cgroupDir(pid: number, controller: string): string {

@@ -77,6 +77,20 @@ function parentOf(pid: string | number): number {
   }
 }
 
+/** `sleep <seconds>` processes still alive that this process's runs or sessions started. */
+export function sleepers(seconds: number): string[] {
+  return readdirSync('/proc').filter((pid) => {
+    try {
+      return (
+        readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\u0000${seconds}\u0000` &&
+        descendsFrom(Number(pid), process.pid)
+      );
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** True when `ancestor` is `pid` itself or one of its ancestors. */
 export function descendsFrom(pid: number, ancestor: number): boolean {
   for (let current = pid; current > 1; current = parentOf(current)) if (current === ancestor) return true;

@@ -47,7 +47,11 @@ export async function runJupyterRequest(
         requestOutputLimitBytes: interpreters.requestOutputLimitBytes,
         signal,
         lastCellOutput,
-        finish: () => Promise.resolve({}),
+        // Reaped before the answer, as a warm sandbox is: its time and memory are over when the client hears.
+        finish: async () => {
+          await forked.closed;
+          return {};
+        },
       });
     } finally {
       interpreters.zygotes?.release(forked);

@@ -72,6 +72,8 @@ export class SessionManager {
   readonly #zygotes: SessionZygotes | undefined;
   readonly #gate: FifoGate;
   readonly #limits: { maxSessions: number; idleTimeoutMs: number; outputLimitBytes: number };
+  /** Sessions being opened: {@link closeAll} waits for them. */
+  readonly #opening = new Set<Promise<unknown>>();
   #closed = false;
 
   /** Sessions fork from `zygotes` when one can fork now, and take a warm sandbox from `pool` otherwise. */
@@ -96,7 +98,15 @@ export class SessionManager {
    * Opens a session with a fresh interpreter. Throws {@link SessionLimitError} when `maxSessions` are open,
    * `UnsafePathError` for a bad path in `files`, TypeError for bad options.
    */
-  async create(options: SessionOptions = {}): Promise<SessionInfo> {
+  create(options: SessionOptions = {}): Promise<SessionInfo> {
+    const opening = this.#open(options);
+    this.#opening.add(opening);
+    const opened = () => this.#opening.delete(opening);
+    opening.then(opened, opened);
+    return opening;
+  }
+
+  async #open(options: SessionOptions): Promise<SessionInfo> {
     const settings = resolveSessionOptions(options, this.#limits.idleTimeoutMs);
     if (this.#sessions.size >= this.#limits.maxSessions)
       throw new SessionLimitError(this.#limits.maxSessions);
@@ -190,10 +200,14 @@ export class SessionManager {
     this.#drop(session);
   }
 
-  /** Closes every session; later `create` calls fail. */
-  closeAll(): void {
+  /**
+   * Closes every session, and waits for those being opened meanwhile (each is closed as it opens, its `create`
+   * failing); later `create` calls fail.
+   */
+  async closeAll(): Promise<void> {
     this.#closed = true;
     for (const session of this.#sessions.values()) this.#drop(session);
+    await Promise.allSettled([...this.#opening]);
   }
 
   async #startInterpreter(

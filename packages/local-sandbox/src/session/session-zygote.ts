@@ -1,12 +1,13 @@
-import { constants, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { constants, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Socket } from 'node:net';
+import { BackgroundStarts } from '../background-starts';
 import type { SandboxCgroup, StarvationCounters } from '../cgroups';
 import type { LineChannel } from '../line-channel';
 import { childrenOf } from '../process-tree';
 import { zygoteCommand, zygoteProcess, zygoteStartOptions } from '../python-zygotes';
 import { type Sandbox, setNiceness } from '../sandbox';
-import { RUN_OOM_SCORE_ADJ, type SandboxLauncher } from '../sandbox-launcher';
+import { joinRunCgroup, type SandboxLauncher } from '../sandbox-launcher';
 import type { ExitStatus } from '../spawner';
 import { StepTimer } from '../step-timer';
 import { writeFiles } from '../workdir-files';
@@ -16,8 +17,6 @@ import type { KernelProcess } from './interpreter';
 const SESSION_FIFOS = ['.fusebox-session-control', '.fusebox-session-events'] as const;
 /** A zygote that has not answered a step of a fork after this long is stuck: it is killed, and sessions go warm. */
 const FORK_GUARD_MS = 10_000;
-/** After a failed start, wait this long before starting another session zygote (sessions use warm sandboxes). */
-const RETRY_AFTER_FAILURE_MS = 1_000;
 
 /** How session zygotes are made and how long one forks. */
 export interface SessionZygoteSettings {
@@ -167,20 +166,21 @@ class SessionZygote {
  * session is ready in milliseconds instead of an interpreter's start. One zygote forks at a time, one session after
  * another; it is replaced after `maxForks` sessions or `maxAgeMs`, and lives on (forking no more) until its
  * last session ends. {@link fork} resolves undefined whenever no zygote can fork now (starting, crashed, no
- * cgroups): the caller then takes a warm sandbox, so a zygote's failure never fails a session.
+ * cgroups): the caller then takes a warm sandbox, so a zygote's failure never fails a session. The first zygote
+ * starts with the first session asked for (which goes warm): a server that only runs code (most verl users)
+ * never pays for IPython's import nor for the session held ahead.
  */
 export class SessionZygotes {
   readonly #launcher: SandboxLauncher;
   readonly #settings: SessionZygoteSettings;
   readonly #onError: (error: unknown) => void;
-  readonly #pending = new Set<Promise<unknown>>();
+  readonly #background: BackgroundStarts;
   #current: SessionZygote | undefined;
   /** Zygotes that fork no more but still have sessions running; disposed of when the last one ends. */
   readonly #retired = new Set<SessionZygote>();
   #forked = 0;
   #starting = false;
   #closed = false;
-  #pausedUntil = 0;
   #queue: Promise<unknown> = Promise.resolve();
   /** A session forked without files before anyone asked for it (see {@link fork}). */
   #ahead: Promise<ForkedKernel | undefined> | undefined;
@@ -189,7 +189,7 @@ export class SessionZygotes {
     this.#launcher = launcher;
     this.#settings = settings;
     this.#onError = onError;
-    this.#start();
+    this.#background = new BackgroundStarts(onError, () => this.#start());
   }
 
   /** Whether a zygote is up to fork the next session. */
@@ -246,7 +246,7 @@ export class SessionZygotes {
 
   /** Lets the session forked ahead go (its zygote is being replaced, or this is closing). */
   #dropAhead(): void {
-    this.#track(this.#takeAhead().then((kernel) => kernel && this.release(kernel)));
+    this.#background.track(this.#takeAhead().then((kernel) => kernel && this.release(kernel)));
   }
 
   async #fork(files: Record<string, string | null>): Promise<ForkedKernel | undefined> {
@@ -325,16 +325,11 @@ export class SessionZygotes {
       }
       zygote.sessions.set(Number(pid), kernel);
       try {
-        await cgroup.join(init);
+        await joinRunCgroup(cgroup, init);
       } catch (error) {
         // Its init waits for `go` in the zygote's cgroup, and the zygote for the host: neither can go on.
         this.#onError(error);
         return this.#broken(zygote);
-      }
-      try {
-        writeFileSync(`/proc/${init}/oom_score_adj`, String(RUN_OOM_SCORE_ADJ));
-      } catch {
-        // Not ours to raise (a non-root API): the session keeps its zygote's score; its cgroup still holds it.
       }
       setNiceness(init, 0); // the zygote runs in the background; the session does not
       zygote.sandbox.control.write('go\n');
@@ -344,14 +339,14 @@ export class SessionZygotes {
       return kernel;
     } finally {
       timer.clear();
-      if (!started) this.#track(kernel.dispose().catch(this.#onError));
+      if (!started) this.#background.track(kernel.dispose());
       if (zygote.forks >= this.#settings.maxForks || this.#expired(zygote)) this.#retire(zygote, false);
     }
   }
 
   /** Lets a forked session go: what is left of it is killed, and its cgroup removed. */
   release(kernel: ForkedKernel): void {
-    this.#track(kernel.dispose().catch(this.#onError));
+    this.#background.track(kernel.dispose());
   }
 
   /** Stops forking; kills the zygotes (and so the sessions still running from them). */
@@ -359,11 +354,11 @@ export class SessionZygotes {
     this.#closed = true;
     this.#dropAhead();
     for (const zygote of [this.#current, ...this.#retired]) {
-      if (zygote) this.#track(zygote.sandbox.dispose().catch(this.#onError));
+      if (zygote) this.#background.track(zygote.sandbox.dispose());
     }
     this.#current = undefined;
     this.#retired.clear();
-    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
+    await this.#background.settled();
   }
 
   #expired(zygote: SessionZygote): boolean {
@@ -374,7 +369,9 @@ export class SessionZygotes {
   #broken(zygote: SessionZygote): undefined {
     this.#retire(zygote, true);
     const said = zygote.sandbox.outputs[2].text().trim();
-    this.#failed(new Error(`a session zygote did not fork a session as it should${said ? `: ${said}` : ''}`));
+    this.#background.failed(
+      new Error(`a session zygote did not fork a session as it should${said ? `: ${said}` : ''}`),
+    );
     return undefined;
   }
 
@@ -393,22 +390,22 @@ export class SessionZygotes {
 
   #dispose(zygote: SessionZygote): void {
     this.#retired.delete(zygote);
-    this.#track(zygote.sandbox.dispose().catch(this.#onError));
+    this.#background.track(zygote.sandbox.dispose());
   }
 
   #start(): void {
-    if (this.#closed || this.#starting || this.#current || Date.now() < this.#pausedUntil) return;
+    if (this.#closed || this.#starting || this.#current || this.#background.paused) return;
     this.#starting = true;
     const command = zygoteCommand(this.#settings, true);
-    this.#track(
+    this.#background.track(
       this.#launcher.start(command, zygoteStartOptions(true)).then(
         (sandbox) => {
           this.#starting = false;
           const pid = zygoteProcess(sandbox);
           if (pid === undefined || this.#closed) {
-            this.#track(sandbox.dispose().catch(this.#onError));
+            this.#background.track(sandbox.dispose());
             if (pid === undefined)
-              this.#failed(new Error('a session zygote started without its Python process'));
+              this.#background.failed(new Error('a session zygote started without its Python process'));
             return;
           }
           const zygote: SessionZygote = new SessionZygote(sandbox, pid, () => {
@@ -421,21 +418,10 @@ export class SessionZygotes {
         },
         (error: unknown) => {
           this.#starting = false;
-          this.#failed(error);
+          this.#background.failed(error);
         },
       ),
     );
-  }
-
-  #failed(error: unknown): void {
-    this.#pausedUntil = Date.now() + RETRY_AFTER_FAILURE_MS;
-    this.#onError(error);
-    setTimeout(() => this.#start(), RETRY_AFTER_FAILURE_MS).unref();
-  }
-
-  #track(promise: Promise<unknown>): void {
-    this.#pending.add(promise);
-    void promise.finally(() => this.#pending.delete(promise));
   }
 }
 
