@@ -98,28 +98,40 @@ def read_all(fd):
 
 
 def proc_covers():
-    """What bubblewrap mounted over the zygote's /proc, deepest last, to be done again over a run's own /proc."""
+    """
+    What bubblewrap mounted over the zygote's /proc, deepest last, to be done again over a run's own /proc: each
+    a target and its kind: 'proc' (a kernel interface left visible, read-only), or a masked 'directory' or 'file'.
+    """
     covers = []
     with open('/proc/self/mountinfo') as mountinfo:
         for line in mountinfo:
             fields = line.split()
             target, fstype = fields[4], fields[fields.index('-') + 1]
             if target.startswith('/proc/'):
-                covers.append((target, fstype))
+                kind = 'proc' if fstype == 'proc' else 'directory' if os.path.isdir(target) else 'file'
+                covers.append((target, kind))
     return covers
 
 
 def cover_proc(covers):
-    for target, fstype in covers:
+    # The first mask of each kind is made read-only; the others are bound from it, and a bind keeps the
+    # read-only flag of its source: one mount each instead of two (and one tmpfs per run instead of one per mask).
+    masks = {}
+    for target, kind in covers:
         if not os.path.lexists(target):
             continue
-        if fstype == 'proc':  # a kernel interface left visible, read-only
+        if kind in masks:
+            mount(masks[kind], target, None, MS_BIND)
+            continue
+        if kind == 'proc':
             mount(target, target, None, MS_BIND | MS_REC)
-        elif os.path.isdir(target):  # a masked directory
+        elif kind == 'directory':
             mount('tmpfs', target, 'tmpfs', MS_NOSUID | MS_NODEV | MS_NOEXEC, 'size=4096,mode=0555')
-        else:  # a masked file: /dev/null over it
+        else:  # /dev/null over a masked file
             mount('/dev/null', target, None, MS_BIND)
         mount('none', target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        if kind != 'proc':
+            masks[kind] = target
 
 
 def copy_tree(source_fd, target):
@@ -192,10 +204,14 @@ def drop_privileges(seccomp_filter, own_network=False):
     namespace, the only one in which it can bring an interface up).
     """
     check(libc.unshare(CLONE_NEWUSER), 'unshare(CLONE_NEWUSER)')
-    for name, content in (('setgroups', 'deny'), ('uid_map', f'{SANDBOX_ID} 0 1'),
-                          ('gid_map', f'{SANDBOX_ID} 0 1')):
-        with open(f'/proc/self/{name}', 'w') as map_file:
-            map_file.write(content)
+    for name, content in (('setgroups', b'deny'), ('uid_map', f'{SANDBOX_ID} 0 1'.encode()),
+                          ('gid_map', f'{SANDBOX_ID} 0 1'.encode())):
+        # Unbuffered: each map must be written in one write(2), and Python's file objects cost more than the write.
+        map_file = os.open(f'/proc/self/{name}', os.O_WRONLY)
+        try:
+            os.write(map_file, content)
+        finally:
+            os.close(map_file)
     if own_network:
         check(libc.unshare(CLONE_NEWNET), 'unshare(CLONE_NEWNET)')
         loopback_up()
@@ -249,7 +265,6 @@ def run_init(config, job, jobs, workdir, covers, seccomp_filter):
     os.close(PID_NAMESPACE_FD)
     # A cgroup namespace rooted at the run's cgroup: the run sees its cgroups as "/", as a cold sandbox does.
     check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP), 'unshare')
-    check(libc.mount(b'none', b'/', None, MS_REC | MS_PRIVATE, None), 'private mounts')
     prepare_run_root(config, workdir, covers)
     # Out of the zygote's staging directory (under the run's /tmp now), so that no process of the run, /proc/1/cwd
     # included, reaches the directory the zygote stages the next run in and must be able to empty.
@@ -330,6 +345,9 @@ def serve():
         os.dup2(own_pid_namespace, PID_NAMESPACE_FD)
         os.close(own_pid_namespace)
     covers = proc_covers()
+    # Every run's and session's mount namespace is a copy of this one, and so private too: no mount made in it
+    # propagates back here. Done once, rather than by every run over its whole copy of the tree.
+    check(libc.mount(b'none', b'/', None, MS_REC | MS_PRIVATE, None), 'private mounts')
     jobs = os.fdopen(3, 'rb', buffering=0)
     # Objects of the zygote are never collected in a run: their pages stay shared with it instead of being
     # written to by the collector.
@@ -430,7 +448,6 @@ def session_init(config, kernel, workdir, covers, seccomp_filter, go, copied, co
         os._exit(125)
     os.close(go)
     check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP), 'unshare')
-    check(libc.mount(b'none', b'/', None, MS_REC | MS_PRIVATE, None), 'private mounts')
     new_tmp(config, workdir)
     os.close(copied)
     new_proc(covers)
