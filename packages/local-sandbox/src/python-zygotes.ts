@@ -217,8 +217,11 @@ export class PythonZygotes {
               this.#background.failed(
                 new Error('a zygote started, but its Python process is not in its sandbox'),
               );
-            } else if (this.#closed) this.#dispose(zygote);
-            else this.#makeIdle(zygote);
+            } else {
+              this.#background.started();
+              if (this.#closed) this.#dispose(zygote);
+              else this.#makeIdle(zygote);
+            }
           },
           (error: unknown) => {
             this.#busy -= 1;

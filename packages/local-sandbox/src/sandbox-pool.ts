@@ -75,6 +75,7 @@ export class SandboxPool {
         this.#launcher.start(this.#program.command, { background: true, init: this.#program.init }).then(
           (sandbox) => {
             this.#starting -= 1;
+            this.#background.started();
             if (this.#closed) this.release(sandbox);
             else this.#warm.push(sandbox);
           },

@@ -32,3 +32,19 @@ export class StepTimer {
     this.#timer = undefined;
   }
 }
+
+/** What `promise` resolves to, or undefined if `ms` pass first (`onLate` is then called); rejects as it does. */
+export async function within<T>(promise: Promise<T>, ms: number, onLate = () => {}): Promise<T | undefined> {
+  const timer = new StepTimer();
+  try {
+    return await new Promise<T | undefined>((resolve, reject) => {
+      timer.arm(ms, () => {
+        onLate();
+        resolve(undefined);
+      });
+      promise.then(resolve, reject);
+    });
+  } finally {
+    timer.clear();
+  }
+}

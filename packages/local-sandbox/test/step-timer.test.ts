@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StepTimer } from '../src/step-timer';
+import { StepTimer, within } from '../src/step-timer';
 
 describe('StepTimer', () => {
   it('never fires before its delay has passed by performance.now()', async () => {
@@ -33,5 +33,14 @@ describe('StepTimer', () => {
     timer.clear();
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(fired).toEqual(['second']);
+  });
+
+  it('within: gives the value in time, or undefined (calling onLate) once the time is up', async () => {
+    const late: string[] = [];
+    expect(await within(Promise.resolve('ready'), 1_000, () => late.push('fast'))).toBe('ready');
+    const never = new Promise<string>(() => {});
+    expect(await within(never, 20, () => late.push('slow'))).toBeUndefined();
+    await expect(within(Promise.reject(new Error('broken')), 1_000)).rejects.toThrow('broken');
+    expect(late).toEqual(['slow']);
   });
 });

@@ -4,12 +4,15 @@ import type { SessionZygotes } from './session-zygote';
 import { fetchFiles, resolveFetchPaths, writeFiles } from '../workdir-files';
 import { type CellResult, Interpreter } from './interpreter';
 import { JupyterOutputBudget } from './jupyter-output-budget';
+import { within } from '../step-timer';
 
 /**
  * SandboxFusion's kernel counts its own health-check cell as `In [1]`, so the request's first cell is `In [2]`;
  * tracebacks here number cells the same way.
  */
 const FIRST_CELL = 2;
+/** How long a forked request's answer waits for its killed kernel to be reaped; the zygote cleans up after it. */
+const REAP_WAIT_MS = 5_000;
 
 export interface JupyterOutcome {
   response: RunJupyterResponse;
@@ -49,7 +52,7 @@ export async function runJupyterRequest(
         lastCellOutput,
         // Reaped before the answer, as a warm sandbox is: its time and memory are over when the client hears.
         finish: async () => {
-          await forked.closed;
+          await within(forked.closed, REAP_WAIT_MS);
           return {};
         },
       });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { SessionBusyError } from '../errors/session-busy-error';
 import { SessionDeadError } from '../errors/session-dead-error';
 import { SessionLimitError } from '../errors/session-limit-error';
+import { ExecutorClosedError } from '../errors/executor-closed-error';
 import { SessionNotFoundError } from '../errors/session-not-found-error';
 import type { FifoGate } from '../fifo-gate';
 import { type ExecutionTiming, gated } from '../gated';
@@ -96,7 +97,8 @@ export class SessionManager {
 
   /**
    * Opens a session with a fresh interpreter. Throws {@link SessionLimitError} when `maxSessions` are open,
-   * `UnsafePathError` for a bad path in `files`, TypeError for bad options.
+   * `UnsafePathError` for a bad path in `files`, TypeError for bad options, `ExecutorClosedError` once
+   * {@link closeAll} was called.
    */
   create(options: SessionOptions = {}): Promise<SessionInfo> {
     const opening = this.#open(options);
@@ -107,6 +109,7 @@ export class SessionManager {
   }
 
   async #open(options: SessionOptions): Promise<SessionInfo> {
+    if (this.#closed) throw new ExecutorClosedError();
     const settings = resolveSessionOptions(options, this.#limits.idleTimeoutMs);
     if (this.#sessions.size >= this.#limits.maxSessions)
       throw new SessionLimitError(this.#limits.maxSessions);
@@ -130,7 +133,7 @@ export class SessionManager {
     };
     if (this.#closed) {
       session.release();
-      throw new SessionNotFoundError(id);
+      throw new ExecutorClosedError();
     }
     this.#sessions.set(id, session);
     this.#touch(session);
@@ -202,7 +205,7 @@ export class SessionManager {
 
   /**
    * Closes every session, and waits for those being opened meanwhile (each is closed as it opens, its `create`
-   * failing); later `create` calls fail.
+   * failing); later `create` calls fail at once.
    */
   async closeAll(): Promise<void> {
     this.#closed = true;

@@ -9,7 +9,7 @@ import { zygoteCommand, zygoteProcess, zygoteStartOptions } from '../python-zygo
 import { type Sandbox, setNiceness } from '../sandbox';
 import { joinRunCgroup, type SandboxLauncher } from '../sandbox-launcher';
 import type { ExitStatus } from '../spawner';
-import { StepTimer } from '../step-timer';
+import { StepTimer, within } from '../step-timer';
 import { writeFiles } from '../workdir-files';
 import type { KernelProcess } from './interpreter';
 
@@ -312,7 +312,6 @@ export class SessionZygotes {
     const [control, events] = sockets as [Socket, Socket];
     const kernel = new ForkedKernel(control, events, this.#launcher.eventChannel(events), cgroup);
     let started = false;
-    const timer = new StepTimer();
     try {
       zygote.sandbox.control.write('{}\n');
       zygote.forks += 1;
@@ -333,12 +332,14 @@ export class SessionZygotes {
       }
       setNiceness(init, 0); // the zygote runs in the background; the session does not
       zygote.sandbox.control.write('go\n');
-      timer.arm(FORK_GUARD_MS, () => kernel.kill());
-      if ((await kernel.events.next()) !== 'ready') return undefined;
+      // Not waited for past the guard even if the kill misses: the fork queue behind it must move on.
+      if ((await within(kernel.events.next(), FORK_GUARD_MS, () => kernel.kill())) !== 'ready')
+        return undefined;
       started = true;
+      // Counted as a good start only now: a zygote that starts but cannot fork keeps backing off.
+      this.#background.started();
       return kernel;
     } finally {
-      timer.clear();
       if (!started) this.#background.track(kernel.dispose());
       if (zygote.forks >= this.#settings.maxForks || this.#expired(zygote)) this.#retire(zygote, false);
     }
@@ -365,13 +366,14 @@ export class SessionZygotes {
     return performance.now() - zygote.startedAt >= this.#settings.maxAgeMs;
   }
 
-  /** The zygote failed a fork: it is killed (its sessions with it) and replaced. */
+  /** The zygote failed a fork: it is killed (its sessions with it) and replaced after a pause. */
   #broken(zygote: SessionZygote): undefined {
-    this.#retire(zygote, true);
     const said = zygote.sandbox.outputs[2].text().trim();
+    // Paused first, so that its replacement starts after the pause rather than at once.
     this.#background.failed(
       new Error(`a session zygote did not fork a session as it should${said ? `: ${said}` : ''}`),
     );
+    this.#retire(zygote, true);
     return undefined;
   }
 
