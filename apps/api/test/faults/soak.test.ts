@@ -89,7 +89,18 @@ describe('a soak of mixed load', () => {
       });
     };
     const loops = [
-      // Fresh sandboxes; three loops on a limit of two make 429s.
+      // Past the limit of two at once: four runs that each hold a permit 1.5 s, so those that wait for one
+      // wait past FUSEBOX_LIMITER_TIMEOUT_S and are answered 429. (Three loops of short runs on a limit of two
+      // made 429s only while runs were slow: once forked runs got faster, a soak could see none.)
+      async () => {
+        await Promise.all(
+          Array.from({ length: 4 }, () =>
+            runCode({ code: `import time; time.sleep(1.5)  # soak ${randomUUID()}`, language: 'python' }),
+          ),
+        );
+        await sleep(3_000); // and the other loops have the permits to themselves a while
+      },
+      // Fresh sandboxes, and forked Python runs.
       async () => runCode({ code: `print(${JSON.stringify(`soak ${randomUUID()}`)})`, language: 'python' }),
       async () => runCode({ code: `echo "soak ${randomUUID()}"; sleep 0.3`, language: 'bash' }),
       async () =>
