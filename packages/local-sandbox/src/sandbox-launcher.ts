@@ -634,13 +634,6 @@ export class SandboxLauncher {
 }
 
 /**
- * The sandbox of a Python zygote (python-zygote.py), which gives every run it forks namespaces and mounts of its
- * own: uid 0 of its user namespace (a single uid, mapped to the sandbox's unprivileged host uid), with
- * CAP_SYS_ADMIN for those namespaces and mounts and CAP_SETFCAP to map uid 0 into each run's user namespace,
- * and no seccomp filter of its own (it forbids exactly that): its fd stays open, and each run loads it before
- * the code runs, after dropping every capability. The zygote runs no code but Fusebox's.
- */
-/**
  * Moves the init of a run or session forked in a zygote's sandbox into its own cgroup (see {@link
  * SandboxLauncher.runCgroup}), and makes it, with all it forks, the OOM killer's first choice over its zygote.
  * Throws what joining the cgroup throws (the init died meanwhile, say).
@@ -652,6 +645,13 @@ export async function joinRunCgroup(cgroup: SandboxCgroup | undefined, init: num
   });
 }
 
+/**
+ * The sandbox of a Python zygote (python-zygote.py), which gives every run it forks namespaces and mounts of its
+ * own: uid 0 of its user namespace (a single uid, mapped to the sandbox's unprivileged host uid), with
+ * CAP_SYS_ADMIN for those namespaces and mounts and CAP_SETFCAP to map uid 0 into each run's user namespace,
+ * and no seccomp filter of its own (it forbids exactly that): its fd stays open, and each run loads it before
+ * the code runs, after dropping every capability. The zygote runs no code but Fusebox's.
+ */
 function zygoteSandboxArgs(base: readonly string[]): string[] {
   const args: string[] = [];
   for (let index = 0; index < base.length; index += 1) {

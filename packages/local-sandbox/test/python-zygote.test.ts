@@ -51,6 +51,38 @@ describe('forked Python runs', () => {
     expect(response.run_result?.stdout).toBe('512 True /tmp/.fusebox-shm\nRead-only file system\n');
   });
 
+  it('find the /proc masks shared within a run empty, read-only and closed to every change', async () => {
+    // A run's masks of one kind are binds of one mount (python-zygote.py's cover_proc), so a mask it could
+    // write or remount would open them all at once.
+    const { response } = await run(
+      [
+        'import ctypes, errno, os',
+        'libc = ctypes.CDLL(None, use_errno=True)',
+        'def attempt(call):',
+        '    try: call(); return "allowed"',
+        '    except OSError as error: return errno.errorcode[error.errno]',
+        'def remount(path):',
+        '    if libc.mount(b"none", path.encode(), None, 32 | 4096, None) == 0: return "allowed"',
+        '    return errno.errorcode[ctypes.get_errno()]',
+        'os.mkdir("own")',
+        'for path in ("/proc/1/fdinfo", "/proc/1/fd", "own"):',
+        '    print(path, attempt(lambda: open(path + "/x", "w")), attempt(lambda: os.chmod(path, 0o777)),',
+        '          attempt(lambda: os.utime(path)), remount(path), os.listdir(path))',
+        'print("interrupts", attempt(lambda: open("/proc/interrupts").read()))',
+        'print("one mount", os.stat("/proc/1/fdinfo").st_dev == os.stat("/proc/1/fd").st_dev)',
+      ].join('\n'),
+    );
+    expect((response.run_result?.stdout ?? '').trim().split('\n'), response.run_result?.stderr ?? '').toEqual(
+      [
+        '/proc/1/fdinfo EROFS EROFS EROFS EPERM []',
+        '/proc/1/fd EROFS EROFS EROFS EPERM []',
+        "own allowed allowed allowed EPERM ['x']",
+        'interrupts EACCES',
+        'one mount True',
+      ],
+    );
+  });
+
   it('never see what an earlier run left: files, module state, environment, processes, sockets', async () => {
     const leave = await run(
       [

@@ -9,7 +9,7 @@ import { zygoteCommand, zygoteProcess, zygoteStartOptions } from '../python-zygo
 import { type Sandbox, setNiceness } from '../sandbox';
 import { joinRunCgroup, type SandboxLauncher } from '../sandbox-launcher';
 import type { ExitStatus } from '../spawner';
-import { StepTimer, within } from '../step-timer';
+import { within } from '../step-timer';
 import { writeFiles } from '../workdir-files';
 import type { KernelProcess } from './interpreter';
 
@@ -117,16 +117,12 @@ class SessionZygote {
   reply(): Promise<string | undefined> {
     if (this.#replies.length > 0) return Promise.resolve(this.#replies.shift());
     if (this.#gone) return Promise.resolve(undefined);
-    const timer = new StepTimer();
-    return new Promise<string | undefined>((resolve) => {
-      this.#reply = (line) => {
-        timer.clear();
-        resolve(line);
-      };
-      timer.arm(FORK_GUARD_MS, () => {
-        this.sandbox.kill();
-        this.#deliver(undefined);
-      });
+    const next = new Promise<string | undefined>((resolve) => {
+      this.#reply = resolve;
+    });
+    return within(next, FORK_GUARD_MS, () => {
+      this.sandbox.kill();
+      this.#deliver(undefined);
     });
   }
 
