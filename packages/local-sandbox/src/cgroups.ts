@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileS
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { CpuSample } from './cpu-starvation';
 import { OWNER_PREFIX, ownerGone } from './process-owner';
 import { randomName } from './random-name';
 
@@ -92,6 +93,29 @@ export class SandboxCgroup {
   cpuUsageMs(): number | undefined {
     const dir = hierarchyDir(this.#dirs, ACCOUNTING);
     return dir === undefined ? undefined : Number(readFileSync(join(dir, 'cpuacct.usage'), 'utf8')) / 1e6;
+  }
+
+  /**
+   * What its threads have had of the CPU so far, for `cpuStarvation()`; undefined without `cpuacct`. Read
+   * while the step it brackets is still running: the threads that ended before are no longer counted.
+   */
+  cpuSample(): CpuSample | undefined {
+    const usageMs = this.cpuUsageMs();
+    if (usageMs === undefined) return undefined;
+    const waitsNs = new Map<number, number>();
+    for (const thread of readIds(join(this.#dirs[0] as string, 'tasks'))) {
+      // schedstat: time on a CPU, time waiting in a run queue (both ns), and the number of time slices.
+      const wait = readOptional(`/proc/${thread}/schedstat`).split(' ')[1];
+      if (wait !== undefined) waitsNs.set(thread, Number(wait));
+    }
+    const cpu = this.cpuDirectory;
+    const quotaUs = cpu === undefined ? -1 : Number(readOptional(join(cpu, 'cpu.cfs_quota_us')) || -1);
+    const periodUs = cpu === undefined ? 0 : Number(readOptional(join(cpu, 'cpu.cfs_period_us')) || 0);
+    return {
+      usageMs,
+      waitsNs,
+      allowedCores: quotaUs > 0 && periodUs > 0 ? Math.min(1, quotaUs / periodUs) : 1,
+    };
   }
 
   /**
@@ -324,8 +348,13 @@ function readOptional(file: string): string {
 }
 
 function readPids(dir: string): number[] {
+  return readIds(join(dir, 'cgroup.procs'));
+}
+
+/** The ids listed one per line in a cgroup file (`cgroup.procs`, `tasks`); none once the cgroup is gone. */
+function readIds(file: string): number[] {
   try {
-    return readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
+    return readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number);
   } catch {
     return [];
   }

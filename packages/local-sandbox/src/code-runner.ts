@@ -103,7 +103,10 @@ export async function runCodeRequest(
     if (result.sandboxError) return sandboxError(result.sandboxError);
     sandbox.kill();
     const files = await fetchFiles(sandbox.workdir, fetchPaths, sandboxes.limits.fetchLimitBytes);
-    const { status, message } = runStatus([result.compile, result.run], sandbox.starvedBySharedBudget());
+    const { status, message } = runStatus(
+      [result.compile, result.run],
+      sandbox.starvedBySharedBudget() ?? result.starved,
+    );
     return {
       response: {
         status,

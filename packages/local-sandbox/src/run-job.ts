@@ -1,4 +1,5 @@
 import type { CommandRunResult } from '@fusebox/sandbox-client/protocol';
+import { type CpuSample, cpuStarvation } from './cpu-starvation';
 import { RunStdio } from './run-stdio';
 import type { Sandbox } from './sandbox';
 import { type DriverStep, encodeJob } from './step-driver';
@@ -25,6 +26,8 @@ export interface JobResult {
   compileMs: number | null;
   runMs: number | null;
   outputTruncated: boolean;
+  /** Set when the compile step timed out for want of CPU (see {@link cpuStarvation}). */
+  starved: string | undefined;
 }
 
 export interface Step {
@@ -59,9 +62,15 @@ export async function runJob(
   const compile: Step = {};
   const run: Step = {};
   const timer = new StepTimer();
+  /** What the sandbox had of the CPU when the compile step started, to judge its timeout by. */
+  let compileCpu: CpuSample | undefined;
+  let starved: string | undefined;
   const overrun = (step: Step) => () => {
     step.timedOut = true;
     step.endedAt = performance.now();
+    // Only a compile: a compiler is busy on the CPU until it is done, while a run's program may sleep or wait.
+    const after = step === compile ? sandbox.cpuSample() : undefined;
+    if (compileCpu && after) starved = cpuStarvation('compile', job.compileTimeoutMs, compileCpu, after);
     sandbox.kill();
   };
   const onAbort = () => sandbox.kill();
@@ -91,6 +100,7 @@ export async function runJob(
         const step = event === 'compile' ? compile : run;
         step.startedAt = now;
         step.ranFrom = Number(fields[0]);
+        if (event === 'compile') compileCpu = sandbox.cpuSample();
         timer.arm(event === 'compile' ? job.compileTimeoutMs : job.runTimeoutMs, overrun(step));
       } else if (event === 'compiled' || event === 'ran') {
         const step = event === 'compiled' ? compile : run;
@@ -128,6 +138,7 @@ export async function runJob(
         compileMs: null,
         runMs: null,
         outputTruncated: false,
+        starved: undefined,
       };
     }
     return {
@@ -144,6 +155,7 @@ export async function runJob(
       outputTruncated: [outputs[5], outputs[6], stdio.stdout, stdio.stderr].some(
         (output) => output.truncated,
       ),
+      starved,
     };
   } finally {
     stdio.close();

@@ -3,8 +3,8 @@ import type { CommandRunResult, RunStatus } from '@fusebox/sandbox-client/protoc
 /**
  * SandboxFusion's verdict over a run's steps, with its `message`: a step that errored makes it `SandboxError`
  * (the message is that step's stderr); otherwise any timeout or non-zero exit makes it `Failed`. A run that would
- * be `Failed` while other runs starved it of the shared budget (`starved`, the reason) is a `SandboxError`: a
- * reward must not score its program by what its neighbours did. One that succeeded all the same keeps its
+ * be `Failed` while other runs starved it of the shared budget, or its compile of CPU (`starved`, the reason), is a
+ * `SandboxError`: a reward must not score its program by what its neighbours did. One that succeeded all the same keeps its
  * `Success`.
  *
  * @example

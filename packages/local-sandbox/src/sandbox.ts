@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import { setPriority } from 'node:os';
 import type { CappedOutput } from './capped-output';
 import type { SandboxCgroup, StarvationCounters } from './cgroups';
+import type { CpuSample } from './cpu-starvation';
 import type { LineChannel } from './line-channel';
 import type { ExitStatus } from './spawner';
 
@@ -89,6 +90,11 @@ export class Sandbox {
   /** See {@link SandboxCgroup.starvedBySharedBudget}; undefined without cgroups. */
   starvedBySharedBudget(since?: StarvationCounters): string | undefined {
     return this.#cgroup?.starvedBySharedBudget(since);
+  }
+
+  /** See {@link SandboxCgroup.cpuSample}; undefined without cgroups. */
+  cpuSample(): CpuSample | undefined {
+    return this.#cgroup?.cpuSample();
   }
 
   /** See {@link SandboxCgroup.starvationCounters}; undefined without cgroups. */

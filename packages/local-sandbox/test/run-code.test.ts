@@ -40,18 +40,6 @@ describe('runCode', () => {
     expect(runMs).toBeLessThan(30_000);
   });
 
-  it('times the compile step on its own clock: a slow compile hits compile_timeout', async () => {
-    // The whole standard library's headers and a regex instantiation: g++ spends several hundred milliseconds
-    // on them on a fast machine, many times the 50 ms allowed. (A small file compiles within it here.)
-    const code =
-      '#include <bits/stdc++.h>\n' +
-      'int main() { std::regex word("\\\\w+"); std::cout << std::regex_match("abc", word) << "\\n"; }\n';
-    const { response } = await executor().runCode({ code, language: 'cpp', compile_timeout: 0.05 });
-    expect(response.status).toBe('Failed');
-    expect(response.compile_result).toMatchObject({ status: 'TimeLimitExceeded', return_code: null });
-    expect(response.run_result).toBeNull();
-  });
-
   it('applies memory_limit_MB as an address-space limit: Python raises MemoryError', async () => {
     const { response } = await python('x = bytearray(400 * 1024 * 1024)\nprint("allocated")', {
       memory_limit_MB: 128,
