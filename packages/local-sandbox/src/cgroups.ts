@@ -100,18 +100,24 @@ export class SandboxCgroup {
    * while the step it brackets is still running: the threads that ended before are no longer counted.
    */
   cpuSample(): CpuSample | undefined {
+    const atMs = performance.now();
     const usageMs = this.cpuUsageMs();
     if (usageMs === undefined) return undefined;
+    const tasks = join(this.#dirs[0] as string, 'tasks');
     const waitsNs = new Map<number, number>();
-    for (const thread of readIds(join(this.#dirs[0] as string, 'tasks'))) {
+    for (const thread of readIds(tasks)) {
       // schedstat: time on a CPU, time waiting in a run queue (both ns), and the number of time slices.
       const wait = readOptional(`/proc/${thread}/schedstat`).split(' ')[1];
       if (wait !== undefined) waitsNs.set(thread, Number(wait));
     }
+    // A thread that ended meanwhile may have left its id to a thread outside: only ids still listed count.
+    const stillListed = new Set(readIds(tasks));
+    for (const thread of waitsNs.keys()) if (!stillListed.has(thread)) waitsNs.delete(thread);
     const cpu = this.cpuDirectory;
     const quotaUs = cpu === undefined ? -1 : Number(readOptional(join(cpu, 'cpu.cfs_quota_us')) || -1);
     const periodUs = cpu === undefined ? 0 : Number(readOptional(join(cpu, 'cpu.cfs_period_us')) || 0);
     return {
+      atMs,
       usageMs,
       waitsNs,
       allowedCores: quotaUs > 0 && periodUs > 0 ? Math.min(1, quotaUs / periodUs) : 1,
