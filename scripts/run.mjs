@@ -4,7 +4,16 @@
 // It uses only Node's standard library, because it runs before `npm ci` has installed anything.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+  mkdirSync,
+  rmSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +26,7 @@ const startedAt = Date.now();
  * Debian packages the product needs at run time whatever the languages (the sandbox, its seccomp filter
  * compiler, the interpreter sessions' python3), and the extra ones only the test suite needs.
  */
-const APT_RUNTIME = ['bubblewrap', 'python3', 'python3-seccomp'];
+const APT_RUNTIME = ['bubblewrap', 'python3', 'python3-seccomp', 'gcc', 'libc6-dev'];
 const APT_TEST = ['chromium', 'python3-aiohttp', 'python3-requests'];
 /** What each SandboxFusion language needs installed; shared with the executor (GET /v1/languages). */
 const PROFILES = JSON.parse(
@@ -218,6 +227,28 @@ function ensureGoCache(names) {
   rmSync(work, { recursive: true, force: true });
 }
 
+/**
+ * Builds run-init.c (the pid 1 of forked Python runs) where every sandbox sees it, when missing or stale. Mode
+ * 0711: the zygotes' uids may execute it but not read it, so each copy starts undumpable (see there).
+ */
+function ensureRunInit() {
+  const source = join(root, 'packages', 'local-sandbox', 'src', 'run-init.c');
+  const stamp = `${PROFILES.runInit}.sha256`;
+  const hash = sha256(source);
+  if (existsSync(PROFILES.runInit) && existsSync(stamp) && readFileSync(stamp, 'utf8') === hash) return;
+  if (process.getuid?.() !== 0)
+    fail(`run-init goes in ${dirname(PROFILES.runInit)}, which needs root: run setup as root`);
+  log(`building ${PROFILES.runInit}`);
+  mkdirSync(dirname(PROFILES.runInit), { recursive: true });
+  // Whatever the umask: the executor takes it only from a directory and file that root alone may change.
+  chmodSync(dirname(PROFILES.runInit), 0o755);
+  const built = `${PROFILES.runInit}.partial`;
+  mustRun('cc', ['-O2', '-static', '-Wall', '-Werror', '-o', built, source]);
+  chmodSync(built, 0o711);
+  renameSync(built, PROFILES.runInit);
+  writeFileSync(stamp, hash);
+}
+
 /** Builds the CLI into apps/api/dist when a source changed since the last build, so starts skip compiling it. */
 function buildCli() {
   if (freshBuild()) return;
@@ -233,6 +264,7 @@ function setup({ forTests, languages }) {
   ensureAptPackages(forTests ? [...runtime, ...APT_TEST] : runtime);
   ensureRuntimeNodeModules(languages);
   ensureGoCache(languages);
+  ensureRunInit();
   ensureNpmPackages();
   generatePrismaClient();
   buildCli();

@@ -158,6 +158,8 @@ export const envSchema = z.object({
   FUSEBOX_PYTHON_ZYGOTE_MAX_AGE_S: timerSeconds(600),
   /** Milliseconds a Python run that finds no zygote idle waits for one before it starts cold (0: never). */
   FUSEBOX_PYTHON_ZYGOTE_WAIT_MS: nonNegativeInt(300),
+  /** `on`: a forked run's pid 1 is run-init where setup built it; `off`: a copy of the zygote (one more process). */
+  FUSEBOX_PYTHON_RUN_INIT: z.enum(['on', 'off'], { error: "expected 'on' or 'off'" }).default('on'),
   FUSEBOX_MAX_BODY_BYTES: positiveInt(16 * 1024 * 1024),
   /** JSON bodies (and tRPC inputs) nested deeper than this are refused before they are parsed. */
   FUSEBOX_MAX_JSON_DEPTH: positiveInt(64),

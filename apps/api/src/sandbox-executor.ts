@@ -43,6 +43,7 @@ export async function createServerExecutor(env: Env): Promise<Executor> {
       pythonZygoteMaxRuns: env.FUSEBOX_PYTHON_ZYGOTE_MAX_RUNS,
       pythonZygoteMaxAgeMs: env.FUSEBOX_PYTHON_ZYGOTE_MAX_AGE_S * 1000,
       pythonZygoteWaitMs: env.FUSEBOX_PYTHON_ZYGOTE_WAIT_MS,
+      ...(env.FUSEBOX_PYTHON_RUN_INIT === 'off' ? { pythonRunInit: null } : {}),
       warn: (message) => console.warn(`WARNING: ${message}`),
     });
   } catch (error) {

@@ -1,5 +1,8 @@
+import { type Stats, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { dirname } from 'node:path';
 import { memTotalBytes } from './run-budget';
+import { RUN_INIT } from './runtime-profiles';
 import type { Isolation } from './sandbox-launcher';
 import { DEFAULT_SANDBOX_UID_BASE, DEFAULT_SANDBOX_UID_BLOCK, SANDBOX_UID_COUNT } from './sandbox-identities';
 import { defaultSeccompCacheDir } from './seccomp-cache';
@@ -122,6 +125,11 @@ export interface ExecutorOptions {
    * all). Default 300 ms: enough for a burst of short runs at 4 per zygote to share the zygotes.
    */
   pythonZygoteWaitMs?: number;
+  /**
+   * The pid 1 of forked runs: the path of a built run-init.c, or null to make it a copy of the zygote (one more
+   * Python process per run). Default: where setup builds it (RUN_INIT), when it is there, root's and executable.
+   */
+  pythonRunInit?: string | null;
   /** Where warnings go (isolation off, cgroups unavailable, background clean-up failures). Default console.warn. */
   warn?: (message: string) => void;
 }
@@ -230,6 +238,7 @@ export function resolveExecutorOptions(options: ExecutorOptions = {}): ResolvedE
       `expected runProcesses (${runProcesses}) to be at most processBudget (${processBudget}): no execution could ever start`,
     );
   }
+  const warn = options.warn ?? ((message: string) => console.warn(message));
   return {
     concurrency,
     queueLimit: count('queueLimit', 1024, 0),
@@ -264,6 +273,46 @@ export function resolveExecutorOptions(options: ExecutorOptions = {}): ResolvedE
     pythonZygoteMaxRuns: count('pythonZygoteMaxRuns', 1000),
     pythonZygoteMaxAgeMs: count('pythonZygoteMaxAgeMs', 600_000),
     pythonZygoteWaitMs: count('pythonZygoteWaitMs', 300, 0),
-    warn: options.warn ?? ((message) => console.warn(message)),
+    pythonRunInit: options.pythonZygote ? runInit(options.pythonRunInit, warn) : null,
+    warn,
   };
+}
+
+/**
+ * The run-init to use: the one asked for (which must be usable), or the one setup built when it is usable; null
+ * (and a warning, when one is there but unusable) otherwise.
+ */
+function runInit(asked: string | null | undefined, warn: (message: string) => void): string | null {
+  if (asked === null) return null;
+  const path = asked ?? RUN_INIT;
+  const unusable = runInitProblem(path);
+  if (unusable === undefined) return path;
+  if (asked !== undefined)
+    throw new Error(`expected pythonRunInit to be a usable run-init, but ${path} ${unusable}`);
+  if (unusable !== 'does not exist') {
+    warn(
+      `run-init at ${path} ${unusable}: forked runs' pid 1 is a copy of the zygote instead (run setup as root)`,
+    );
+  }
+  return null;
+}
+
+/**
+ * Why `path` cannot be a forked run's pid 1, or undefined if it can: the zygotes see only /usr of the host; their
+ * uids must be able to execute it but not read it (see run-init.c); root alone may change or replace it.
+ */
+function runInitProblem(path: string): string | undefined {
+  if (!path.startsWith('/usr/')) return 'is not under /usr, which is all the zygotes see of the host';
+  let file: Stats;
+  let directory: Stats;
+  try {
+    [file, directory] = [statSync(path), statSync(dirname(path))];
+  } catch {
+    return 'does not exist';
+  }
+  const rootOnly = (stat: Stats) => stat.uid === 0 && (stat.mode & 0o022) === 0;
+  if (!file.isFile() || !rootOnly(file) || !rootOnly(directory)) return 'is not a file only root may change';
+  if ((file.mode & 0o044) !== 0 || (file.mode & 0o001) === 0)
+    return 'is not mode 0711 (executable, unreadable)';
+  return undefined;
 }

@@ -137,6 +137,7 @@ export class Executor {
               maxRuns: options.pythonZygoteMaxRuns,
               maxAgeMs: options.pythonZygoteMaxAgeMs,
               waitMs: options.pythonZygoteWaitMs,
+              runInit: options.pythonRunInit,
               diskBytes: fileSizeBytes,
               maxProcesses,
             },

@@ -6,7 +6,7 @@ import { childrenOf } from './process-tree';
 import { type Step, elapsed, stepResult } from './run-job';
 import { runStatus } from './run-status';
 import { RunStdio } from './run-stdio';
-import type { PythonZygotes, Zygote } from './python-zygotes';
+import { type PythonZygotes, type Zygote, isPython } from './python-zygotes';
 import { joinRunCgroup } from './sandbox-launcher';
 import { writeFiles, writeWorkdirFile } from './workdir-files';
 import { StepTimer } from './step-timer';
@@ -26,7 +26,7 @@ export function forkable(request: RunCodeRequest): boolean {
  * the cold path does. Resolves undefined when no zygote is idle (nor comes back within `pythonZygoteWaitMs`), or when the zygote died before the program
  * started: the caller then runs the request cold, so a zygote's crash never fails a request. Once the program
  * has started, the zygote's death ends the run as a killed one (137). A run that overruns its timeout is killed
- * alone (its init, and with it every process of its pid namespace), and its zygote forks the next run; an
+ * alone (its first process, and with it every process of its pid namespace), and its zygote forks the next run; an
  * aborted run kills its whole zygote (which is then replaced), as does a timeout without a run cgroup.
  */
 export async function runForked(
@@ -68,12 +68,13 @@ async function forkRun(
     cgroup?.killAll();
     sandbox.kill();
   };
-  let init: number | undefined;
-  // The init's pid is known to be the run's while it is in the run's cgroup (not reaped, so not reused).
+  /** The run's first process: its init, or with run-init the program (whose end ends the run). */
+  let leader: number | undefined;
+  // Its pid is known to be the run's while it is in the run's cgroup (not reaped, so not reused).
   const endRun = () => {
-    if (init === undefined || !cgroup?.processes().includes(init)) return kill();
+    if (leader === undefined || !cgroup?.processes().includes(leader)) return kill();
     try {
-      process.kill(init, 'SIGKILL');
+      process.kill(leader, 'SIGKILL');
     } catch {
       // It ended meanwhile; the zygote reports that.
     }
@@ -90,10 +91,10 @@ async function forkRun(
     sandbox.control.write(`${JSON.stringify(job)}\n`);
     const started = parseEvent(await sandbox.events.next(), 'run', 1);
     if (started === undefined) return undefined;
-    // The run's init (the zygote's one child) waits for this: from then on, all it does and forks is counted
-    // and bounded in the run's own cgroup.
-    init = await joinCgroup(zygote);
-    if (init === undefined) {
+    // The run's first process waits for this: from then on, all it does and forks is counted and bounded in the
+    // run's own cgroup.
+    leader = await joinCgroup(zygote);
+    if (leader === undefined) {
       kill();
       return undefined;
     }
@@ -147,16 +148,18 @@ async function forkRun(
 }
 
 /**
- * Moves the run's init into the run's cgroup, and makes it (and all it forks) the OOM killer's first choice over
- * its zygote; returns its host pid, or undefined when the zygote has not exactly one child (it died), or the init
- * died meanwhile.
+ * Moves the run's first process (the zygote's one Python child: the run's init, or beside run-init the program)
+ * into the run's cgroup, and makes it (and all it forks) the OOM killer's first choice over its zygote; returns
+ * its host pid, or undefined when the zygote has not exactly one such child (it died), or that child died
+ * meanwhile. run-init stays in the zygote's cgroup: it forks nothing, and the zygote ends it with the program.
  */
 async function joinCgroup(zygote: Zygote): Promise<number | undefined> {
-  const [init, ...others] = childrenOf(zygote.pid);
-  if (init === undefined || others.length > 0) return undefined;
+  const children = childrenOf(zygote.pid);
+  const [leader, ...others] = children.filter(isPython);
+  if (leader === undefined || others.length > 0 || children.length > 2) return undefined;
   try {
-    await joinRunCgroup(zygote.cgroup, init);
-    return init;
+    await joinRunCgroup(zygote.cgroup, leader);
+    return leader;
   } catch {
     return undefined;
   }

@@ -38,12 +38,17 @@ export interface ZygoteSettings {
    * lets a burst of short runs share the zygotes, while a run that sleeps keeps its zygote and the rest go cold.
    */
   waitMs: number;
+  /** The pid 1 of each run: run-init's path (see run-init.c), or null for a copy of the zygote. */
+  runInit: string | null;
 }
 
 /** A live zygote, lent to one run at a time. */
 export interface Zygote {
   readonly sandbox: Sandbox;
-  /** The zygote process's own pid on the host: during a run, its one child is the run's init. */
+  /**
+   * The zygote process's own pid on the host: during a run, its one Python child is the run's first process (its
+   * init, or with run-init the program).
+   */
   readonly pid: number;
   readonly startedAt: number;
   runs: number;
@@ -245,8 +250,8 @@ export function zygoteStartOptions(sessions: boolean): StartOptions {
   return { background: true, zygote: { files } };
 }
 
-/** True for a Python process (bubblewrap, which starts it, runs as `bwrap`). */
-function isPython(pid: number): boolean {
+/** True for a Python process (bubblewrap, which starts a zygote, runs as `bwrap`; a run's pid 1 as `run-init`). */
+export function isPython(pid: number): boolean {
   try {
     return readFileSync(`/proc/${pid}/comm`, 'utf8') === 'python3\n';
   } catch {
@@ -256,7 +261,8 @@ function isPython(pid: number): boolean {
 
 /** The zygote's command line: python-zygote.py and its configuration (see there). */
 export function zygoteCommand(
-  settings: Pick<ZygoteSettings, 'modules' | 'diskBytes' | 'maxProcesses'>,
+  settings: Pick<ZygoteSettings, 'modules' | 'diskBytes' | 'maxProcesses'> &
+    Partial<Pick<ZygoteSettings, 'runInit'>>,
   sessions = false,
 ): string[] {
   const config = {
@@ -266,6 +272,7 @@ export function zygoteCommand(
     diskBytes: settings.diskBytes,
     maxProcesses: settings.maxProcesses ?? null,
     stdio: RUN_STDIO,
+    runInit: settings.runInit ?? null,
   };
   return ['/usr/bin/python3', '-c', BOOTSTRAP, JSON.stringify(config)];
 }

@@ -26,6 +26,12 @@ export const RUNTIME_NODE_MODULES = profiles.nodeModules;
 /** The Go build cache setup warms with testify, which each go and go_test run starts from (a copy). */
 export const RUNTIME_GO_CACHE = profiles.goCache;
 
+/**
+ * Where setup builds run-init.c: the pid 1 of forked Python runs, under /usr (which every sandbox sees), mode
+ * 0711. Without it, a run's pid 1 is a copy of its zygote's Python.
+ */
+export const RUN_INIT = profiles.runInit;
+
 /** The languages `npm start` installs when FUSEBOX_LANGUAGES is unset. */
 export const DEFAULT_PROFILE = profiles.default as Language[];
 

@@ -1,10 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { ExecutorClosedError } from '../src/errors/executor-closed-error';
 import { QueueFullError } from '../src/errors/queue-full-error';
 import { createExecutor } from '../src/executor';
+import { resolveExecutorOptions } from '../src/executor-options';
+import { RUN_INIT } from '../src/runtime-profiles';
 
 const sleepy = (seconds: number, runTimeout: number) => ({
   code: `import time\ntime.sleep(${seconds})\nprint("done")`,
@@ -109,6 +112,28 @@ describe('executor', () => {
     );
     await expect(createExecutor({ isolation: 'docker' as 'none' })).rejects.toThrow(TypeError);
     await expect(createExecutor({ outputLimitBytes: 1.5 })).rejects.toThrow(/outputLimitBytes/);
+  });
+
+  it('takes as run-init only a file under /usr that its zygotes may execute, not read, and only root may change', () => {
+    const directory = `/usr/local/lib/fusebox-test-run-init-${process.pid}`;
+    const copy = join(directory, 'run-init');
+    mkdirSync(directory, { mode: 0o755 });
+    try {
+      copyFileSync(RUN_INIT, copy);
+      const asked = (path: string | null) =>
+        resolveExecutorOptions({ pythonZygote: true, pythonRunInit: path }).pythonRunInit;
+      chmodSync(copy, 0o711);
+      expect(asked(copy)).toBe(copy);
+      expect(asked(null)).toBeNull();
+      chmodSync(copy, 0o755); // readable: /proc/1's files would be the zygote uid's, hence the program's
+      expect(() => asked(copy)).toThrow(/is not mode 0711/);
+      chmodSync(copy, 0o731);
+      expect(() => asked(copy)).toThrow(/only root may change/);
+      expect(() => asked('/tmp/run-init')).toThrow(/is not under \/usr/);
+      expect(() => asked(`${directory}/missing`)).toThrow(/does not exist/);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   it('runs code without isolation only when told to, and warns loudly', async () => {

@@ -6,6 +6,8 @@ import { forkedPython } from './zygote-helpers';
 
 const cold = useExecutor({ concurrency: 1 });
 const forked = useExecutor({ concurrency: 1, pythonZygote: true });
+/** Its runs' pid 1 a copy of the zygote, as where run-init.c is not built (`forked` uses run-init when it is). */
+const forkedBesideCopy = useExecutor({ concurrency: 1, pythonZygote: true, pythonRunInit: null });
 
 /**
  * Programs whose every observable result must be the same run forked from a zygote as run by a fresh
@@ -121,6 +123,8 @@ describe('a forked run behaves as `python3 file.py`', () => {
       const coldRun = await cold.executor().runCode({ code, language: 'python', ...request });
       const forkedRun = await forkedPython(forked.executor(), code, request);
       expect(observable(forkedRun)).toEqual(observable(coldRun));
+      const besideCopy = await forkedPython(forkedBesideCopy.executor(), code, request);
+      expect(observable(besideCopy)).toEqual(observable(coldRun));
     });
   }
 });

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { RUN_INIT } from '../src/runtime-profiles';
 import { useExecutor } from './use-executor';
 import { descendsFrom, forkedPython, isZygoteProcess, sleepers, zygotePids } from './zygote-helpers';
 
@@ -49,6 +50,68 @@ describe('forked Python runs', () => {
       ].join('\n'),
     );
     expect(response.run_result?.stdout).toBe('512 True /tmp/.fusebox-shm\nRead-only file system\n');
+  });
+
+  it('have run-init as pid 1, whose root, cwd, memory, environment and namespaces are closed to them, and which no signal of theirs stops', async () => {
+    // run-init stays in the zygote's namespaces as the zygote's uid, which is also the host uid the program's
+    // own 65534 maps to: only its being undumpable, and a namespace init's immunity, keep the program out.
+    const { response } = await run(
+      [
+        'import errno, os, signal, time',
+        'def attempt(call):',
+        '    try: call(); return "allowed"',
+        '    except OSError as error: return errno.errorcode[error.errno]',
+        'print(open("/proc/1/cmdline").read().split("\\0")[0], os.getppid())',
+        'print([attempt(lambda: os.readlink(f"/proc/1/{name}")) for name in ("root", "cwd", "exe", "ns/mnt")])',
+        'print([attempt(lambda: open(f"/proc/1/{name}", "rb").read(1)) for name in ("environ", "mem", "maps")])',
+        'print(attempt(lambda: os.listdir("/proc/1/root/tmp")), attempt(lambda: os.open("/proc/1/ns/mnt", 0)))',
+        'for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGKILL, signal.SIGSTOP): os.kill(1, sig)',
+        'time.sleep(0.2)',
+        'print(open("/proc/1/stat").read().rsplit(")", 1)[1].split()[0])',
+        'print([attempt(lambda: os.readlink(f"/proc/self/{name}")) for name in ("root", "cwd")])',
+      ].join('\n'),
+    );
+    expect((response.run_result?.stdout ?? '').trim().split('\n'), response.run_result?.stderr ?? '').toEqual(
+      [
+        `${RUN_INIT} 0`,
+        "['EACCES', 'EACCES', 'EACCES', 'EACCES']",
+        "['EACCES', 'EACCES', 'EACCES']",
+        'EACCES EACCES',
+        'S',
+        "['allowed', 'allowed']",
+      ],
+    );
+  });
+
+  it('have what they leave orphaned reaped by their pid 1, so no zombie holds a pid of theirs', async () => {
+    const { response } = await run(
+      [
+        'import os, time',
+        'release, held = os.pipe()',
+        'for _ in range(50):',
+        '    child = os.fork()',
+        '    if child == 0:',
+        '        if os.fork() == 0:',
+        '            os.close(held)',
+        '            os.read(release, 1)  # until the program lets go',
+        '            os._exit(0)',
+        '        os._exit(0)',
+        '    os.waitpid(child, 0)',
+        'def states():',
+        '    found = []',
+        '    for pid in filter(str.isdigit, os.listdir("/proc")):',
+        '        try: found.append(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0])',
+        '        except FileNotFoundError: pass  # ended meanwhile',
+        '    return found',
+        'print(len(states()))',
+        'os.close(held)',
+        'deadline = time.monotonic() + 10',
+        'while len(states()) > 2 and time.monotonic() < deadline: time.sleep(0.05)',
+        'print(states().count("Z"), len(states()))',
+      ].join('\n'),
+    );
+    // Before: the program, pid 1 and the 50 orphans; after: no zombie, only the program and pid 1.
+    expect(response.run_result?.stdout, response.run_result?.stderr ?? '').toBe('52\n0 2\n');
   });
 
   it('find the /proc masks shared within a run empty, read-only and closed to every change', async () => {
@@ -166,6 +229,33 @@ describe('forked Python runs', () => {
     await vi.waitFor(() => expect(runCgroups.filter((dir) => existsSync(dir))).toEqual([]), {
       timeout: 10_000,
     });
+  });
+
+  it('cannot make their pid 1 or their zygote spend CPU for them outside their cgroup', async () => {
+    // run-init and the zygote are counted in the zygote's cgroup: SIGCHLD sent to pid 1 (which it must not
+    // ignore) and the program stopped and continued (which its parent, the zygote, hears of) wake them.
+    const [zygote] = await zygotePids(executor());
+    const before = cpuacctUsageMs(Number(zygote));
+    const { response, cpuMs } = await run(
+      [
+        'import os, signal, time',
+        'program = os.getpid()',
+        'child = os.fork()',
+        'if child == 0:',
+        '    end = time.monotonic() + 1',
+        '    while time.monotonic() < end:',
+        '        os.kill(1, signal.SIGCHLD)',
+        '        os.kill(program, signal.SIGSTOP)',
+        '        os.kill(program, signal.SIGCONT)',
+        '    os._exit(0)',
+        'os.waitpid(child, 0)',
+        'print("done")',
+      ].join('\n'),
+    );
+    const spentOutside = cpuacctUsageMs(Number(zygote)) - before;
+    expect(response.run_result?.stdout, response.run_result?.stderr ?? '').toBe('done\n');
+    expect(cpuMs).toBeGreaterThan(500);
+    expect(spentOutside).toBeLessThan((cpuMs ?? 0) / 10);
   });
 
   it('write their output to fifos made for them alone, never to one an earlier run owned', async () => {

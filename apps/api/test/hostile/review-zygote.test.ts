@@ -5,14 +5,16 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { hostProcesses } from './sandbox-probe';
 import { useZygoteProbes } from './zygote-probes';
 
-// Hostile review of the forked Python path (issue 16, FUSEBOX_PYTHON_ZYGOTE=on); see useZygoteProbes.
+// Hostile review of the forked Python path (issue 16, FUSEBOX_PYTHON_ZYGOTE=on); see useZygoteProbes. Its pid 1
+// is a copy of the zygote here (FUSEBOX_PYTHON_RUN_INIT=off), whose /proc/1 the program reaches, as these attacks
+// did; run-init, which closes it, is probed in packages/local-sandbox/test/python-zygote.test.ts.
 
 // A host directory the sandbox must never write into: where an escaped write would land.
 const hostDir = mkdtempSync(join(tmpdir(), 'fusebox-review-zygote-'));
 const canary = join(hostDir, 'written-by-the-host');
 afterAll(() => rmSync(hostDir, { recursive: true, force: true }));
 
-const { probes, forked } = useZygoteProbes(15);
+const { probes, forked } = useZygoteProbes(15, 'off');
 
 describe("a forked run's init", () => {
   // Once a hole: the run's /tmp/.fusebox-stdout and .fusebox-stderr are bind mounts of the zygote's own fifos,
