@@ -167,6 +167,11 @@ function languagePackages(names) {
   return [...new Set(names.flatMap((name) => PROFILES.languages[name].debian))];
 }
 
+/** Fails unless setup runs as root, which placing what `placement` names needs. */
+function requireRoot(placement) {
+  if (process.getuid?.() !== 0) fail(`${placement}, which needs root: run setup as root`);
+}
+
 /**
  * Installs the chosen languages' npm packages (pinned in runtime-profiles.json) where sandboxes see them: in
  * PROFILES.nodeModules, under the read-only /usr they bind. Skipped when the same set is installed already.
@@ -177,11 +182,7 @@ function ensureRuntimeNodeModules(names) {
   const prefix = dirname(PROFILES.nodeModules);
   const stamp = join(prefix, '.fusebox-packages');
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === packages.join('\n')) return;
-  if (process.getuid?.() !== 0) {
-    fail(
-      `the sandboxes' npm packages (${packages.join(' ')}) go in ${prefix}, which needs root: run setup as root`,
-    );
-  }
+  requireRoot(`the sandboxes' npm packages (${packages.join(' ')}) go in ${prefix}`);
   log(`installing the sandboxes' npm packages into ${prefix}: ${packages.join(' ')}`);
   mkdirSync(prefix, { recursive: true });
   mustRun('npm', [
@@ -205,8 +206,7 @@ function ensureRuntimeNodeModules(names) {
  */
 function ensureGoCache(names) {
   if (!names.includes('go_test') || existsSync(PROFILES.goCache)) return;
-  if (process.getuid?.() !== 0)
-    fail(`the Go build cache goes in ${PROFILES.goCache}, which needs root: run setup as root`);
+  requireRoot(`the Go build cache goes in ${PROFILES.goCache}`);
   log(`warming the Go build cache in ${PROFILES.goCache}`);
   const work = mkdtempSync(join(tmpdir(), 'fusebox-gocache-'));
   writeFileSync(
@@ -236,8 +236,7 @@ function ensureRunInit() {
   const stamp = `${PROFILES.runInit}.sha256`;
   const hash = sha256(source);
   if (existsSync(PROFILES.runInit) && existsSync(stamp) && readFileSync(stamp, 'utf8') === hash) return;
-  if (process.getuid?.() !== 0)
-    fail(`run-init goes in ${dirname(PROFILES.runInit)}, which needs root: run setup as root`);
+  requireRoot(`run-init goes in ${dirname(PROFILES.runInit)}`);
   log(`building ${PROFILES.runInit}`);
   mkdirSync(dirname(PROFILES.runInit), { recursive: true });
   // Whatever the umask: the executor takes it only from a directory and file that root alone may change.

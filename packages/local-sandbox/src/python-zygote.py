@@ -30,7 +30,7 @@
 # fd 3, one JSON line per job: {"source": absolute path of the staged program, "memoryLimitBytes": n or null};
 # then "go" once the host has moved the run's first process (the zygote's one Python child: the init, or with
 # run-init the program) into the run's cgroup.
-# fd 4: "ready" when a job may be staged, then per job "run <t>" (the init is forked) and "ran <status> <t>"
+# fd 4: "ready" when a job may be staged, then per job "run <t>" (the run is forked) and "ran <status> <t>"
 # (status as a shell reports it: 128 + the signal for a killed program), t in seconds of the wall clock.
 # The run's stdout and stderr are fifos the zygote makes afresh for each run (the host opens them after
 # "ready"): the run owns their inodes, so none of them is ever given to a later run.
@@ -358,6 +358,22 @@ def load_kernel():
     return kernel, kernel['ipython_runner']()
 
 
+def wait_for_run(init, program):
+    """The wait status of the run's program, once the run has ended."""
+    if init == program:
+        return os.waitpid(program, 0)[1]
+    # The program beside run-init is this process's own child: each stop and continue of it would wake a bare
+    # waitpid, on CPU counted outside the run. Its pidfd wakes only once it has ended.
+    ended = os.pidfd_open(program)
+    select.select([ended], [], [])
+    os.close(ended)
+    wait_status = os.waitpid(program, 0)[1]
+    # The program's end is the run's: its namespace ends with its init, and every process left in it.
+    os.kill(init, signal.SIGKILL)
+    os.waitpid(init, 0)
+    return wait_status
+
+
 def serve():
     """The zygote's loop; returns only in a forked program's process, with its job."""
     config = json.loads(sys.argv[1])
@@ -410,17 +426,7 @@ def serve():
                 os._exit(125)
             return job
         os.write(4, f'run {time.time():.6f}\n'.encode())
-        if init != program:
-            # The program is this process's own child: each stop and continue of it would wake a bare waitpid,
-            # on CPU counted outside the run. Its pidfd wakes only once it has ended.
-            ended = os.pidfd_open(program)
-            select.select([ended], [], [])
-            os.close(ended)
-        _, wait_status = os.waitpid(program, 0)
-        if init != program:
-            # The program's end is the run's: its namespace ends with its init, and every process left in it.
-            os.kill(init, signal.SIGKILL)
-            os.waitpid(init, 0)
+        wait_status = wait_for_run(init, program)
         os.write(4, f'ran {exit_status(wait_status)} {time.time():.6f}\n'.encode())
         clear_staging(workdir, stdio)
 
