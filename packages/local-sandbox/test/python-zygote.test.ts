@@ -172,6 +172,34 @@ describe('forked Python runs', () => {
     );
   });
 
+  // The residual of the slot's network namespace (README, "Python zygotes"): it outlives each run, and so does what
+  // the kernel keeps of a run's connections. A connection closed by its client stays in TIME_WAIT for a minute,
+  // its ports in /proc/net/tcp for the next run to read (the namespace's counters, /proc/net/snmp, go on too).
+  it('see the TIME_WAIT connections of an earlier run of their slot (a residual), never its listening sockets', async () => {
+    const port = 20_000 + Math.floor(Math.random() * 10_000);
+    const leave = await run(
+      [
+        'import socket',
+        `server = socket.socket(); server.bind(("127.0.0.1", ${port})); server.listen()`,
+        `client = socket.create_connection(("127.0.0.1", ${port})); accepted, _ = server.accept()`,
+        'client.close(); accepted.close(); print("closed")',
+      ].join('\n'),
+    );
+    expect(leave.response.run_result?.stdout).toBe('closed\n');
+    const look = await run(
+      [
+        'states = {}',
+        'for line in open("/proc/net/tcp").read().splitlines()[1:]:',
+        '    local, remote, state = line.split()[1:4]',
+        '    for address in (local, remote):',
+        '        states.setdefault(int(address.split(":")[1], 16), set()).add(state)',
+        `print(sorted(states.get(${port}, ())))`,
+      ].join('\n'),
+    );
+    // 06 is TIME_WAIT; 0A (LISTEN) would be the listening socket itself, which died with its run.
+    expect(look.response.run_result?.stdout).toBe("['06']\n");
+  });
+
   it('draw different random numbers in every run', async () => {
     const code = 'import random, os\nprint(random.random(), os.urandom(8).hex())';
     const outputs = new Set<string>();
