@@ -9,17 +9,18 @@ const DRAIN_TIMEOUT_MS = 30_000;
  * A body refused for its size (413) is answered while the client is still sending it. Fastify then closes the
  * connection, and the kernel answers the bytes still arriving with a reset, which drops the answer from a client
  * that had not read it yet: a Python client sees a broken pipe instead of the 413 and its message (a loaded CI
- * machine saw it on five tries in a row). So the rest of such a body is read and dropped and the connection stays
- * open, as Go's and nginx's servers do, up to a bound: a body declared larger than `DRAIN_BYTES_PER_BODY_LIMIT`
- * times `maxBodyBytes` is not read, one that goes on past it or for `DRAIN_TIMEOUT_MS` is cut off.
+ * machine saw it on five tries in a row). So the connection stays open and the rest of such a body is read and
+ * dropped (as Node does after any answer given before the body was read), as Go's and nginx's servers do, but
+ * bounded: a body declared larger than `DRAIN_BYTES_PER_BODY_LIMIT` times `maxBodyBytes` (the largest limit of any
+ * route) is not read, one that goes on past that or for `DRAIN_TIMEOUT_MS` is cut off.
  */
 export function drainRefusedBodies(app: FastifyInstance, maxBodyBytes: number): void {
   const maxDrainBytes = DRAIN_BYTES_PER_BODY_LIMIT * maxBodyBytes;
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (reply.statusCode === 413 && !request.raw.complete && drain(request, maxDrainBytes)) {
       reply.removeHeader('connection');
     }
-    return payload;
+    done(null, payload);
   });
 }
 
@@ -27,13 +28,17 @@ export function drainRefusedBodies(app: FastifyInstance, maxBodyBytes: number): 
 function drain(request: FastifyRequest, maxDrainBytes: number): boolean {
   if (Number(request.headers['content-length']) > maxDrainBytes) return false;
   const { raw } = request;
-  const cutOff = () => raw.socket.destroy();
+  const { socket } = raw;
+  const cutOff = () => socket.destroy();
   const timer = setTimeout(cutOff, DRAIN_TIMEOUT_MS).unref();
   let drained = 0;
   raw.on('data', (chunk: Buffer) => {
     drained += chunk.length;
     if (drained > maxDrainBytes) cutOff();
   });
-  raw.once('close', () => clearTimeout(timer));
+  // Once answered, the request no longer closes with its socket: a cut-off or a client gone must end the timer.
+  const done = () => clearTimeout(timer);
+  raw.once('end', done);
+  socket.once('close', done);
   return true;
 }

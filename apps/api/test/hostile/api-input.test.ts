@@ -61,9 +61,14 @@ function nested(depth: number): string {
   return '['.repeat(depth) + ']'.repeat(depth);
 }
 
+/** How long a raw exchange waits for its answers once all is sent. */
+const EXCHANGE_DEADLINE_MS = 15_000;
+
 /** What a raw HTTP/1.1 exchange read back: each answer's head and body, and the socket's error if any. */
 interface RawExchange {
   answers: string[];
+  /** Whether the server closed the connection before the exchange ended it. */
+  closedByServer: boolean;
   error?: string;
 }
 
@@ -74,14 +79,14 @@ interface RawPost {
   parts: number[];
   /** The content-length sent; by default the parts' sum. */
   declaredBytes?: number;
-  /** Whether a GET of `/health` follows on the same connection. */
+  /** Whether a GET of `/v1/ping` follows on the same connection. */
   thenGet: boolean;
 }
 
 /**
  * Sends one POST of `path` without reading anything until it is all sent: the way a client that writes its whole
- * body before reading the answer behaves, on a server that answers early. Reads until the server closes or a
- * second goes by quiet.
+ * body before reading the answer behaves, on a server that answers early. Reads until the answers expected
+ * have come or the server closes.
  */
 async function rawExchange(url: string, path: string, post: RawPost): Promise<RawExchange> {
   const { framing, parts, thenGet } = post;
@@ -106,17 +111,21 @@ async function rawExchange(url: string, path: string, post: RawPost): Promise<Ra
   }
   if (framing === 'chunked') socket.write('0\r\n\r\n');
   await sleep(300);
-  if (thenGet) socket.write(`GET /health HTTP/1.1\r\nhost: ${hostname}\r\n\r\n`);
+  if (thenGet) socket.write(`GET /v1/ping HTTP/1.1\r\nhost: ${hostname}\r\n\r\n`);
   let received = '';
   socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+  let closedByServer = false;
+  const closed = once(socket, 'close').then(() => (closedByServer = true));
   socket.resume();
-  let before = -1;
-  while (!socket.destroyed && received.length !== before) {
-    before = received.length;
-    await Promise.race([once(socket, 'close'), sleep(1000)]);
+  const answered = () => received.match(/HTTP\/1\.1 \d{3} /g)?.length ?? 0;
+  const deadline = Date.now() + EXCHANGE_DEADLINE_MS;
+  while (!closedByServer && answered() < (thenGet ? 2 : 1) && Date.now() < deadline) {
+    await Promise.race([closed, sleep(50)]);
   }
+  // The rest of the last answer, or the server's close.
+  await Promise.race([closed, sleep(300)]);
   socket.destroy();
-  return { answers: received.split(/(?=HTTP\/1\.1 \d{3} )/), ...(error ? { error } : {}) };
+  return { answers: received.split(/(?=HTTP\/1\.1 \d{3} )/), closedByServer, ...(error ? { error } : {}) };
 }
 
 describe('hostile input to the API', () => {
@@ -383,9 +392,21 @@ describe('hostile input to the API', () => {
           expect(exchange.answers[0]).not.toMatch(/^connection: close/im);
           // The same connection then serves the next request.
           expect(exchange.answers[1], `${path} ${framing}`).toMatch(/^HTTP\/1\.1 200 /);
+          expect(exchange.closedByServer).toBe(false);
           expect(exchange.error).toBeUndefined();
         }
       }
+    });
+
+    it('a refused body that goes on past four times the limit is cut off with its connection', async () => {
+      // Read and dropped up to 4x FUSEBOX_MAX_BODY_BYTES after the 413; the next request never gets an answer.
+      const exchange = await rawExchange(h.url, '/run_code', {
+        framing: 'chunked',
+        parts: [MAX_BODY_BYTES + 1000, 4 * MAX_BODY_BYTES + 1000],
+        thenGet: true,
+      });
+      expect(exchange.closedByServer).toBe(true);
+      expect(exchange.answers.filter((answer) => answer.startsWith('HTTP/1.1 200 '))).toEqual([]);
     });
 
     it('a body declared far over the limit is answered 413 and its connection closed, unread', async () => {
