@@ -14,7 +14,7 @@ import {
   isDatabaseUnavailable,
 } from '@fusebox/db/database-unavailable';
 import { requireBearerToken } from './auth';
-import { drainRefusedBodies } from './drain-refused-bodies';
+import { boundUnreadBodies } from './bound-unread-bodies';
 import { jsonLimits } from './env';
 import { localExecutionGate } from './execution-gate';
 import { loggerOptions } from './logger';
@@ -73,7 +73,7 @@ export async function buildServer(services: Services, options: ServerOptions = {
     });
   });
 
-  drainRefusedBodies(app, services.env.FUSEBOX_MAX_BODY_BYTES);
+  boundUnreadBodies(app, services.env.FUSEBOX_MAX_BODY_BYTES);
   if (services.env.FUSEBOX_API_TOKEN) requireBearerToken(app, services.env.FUSEBOX_API_TOKEN);
 
   registerHealthRoutes(app, services);
