@@ -105,6 +105,24 @@ export function invalidRequestRow(
   );
 }
 
+/**
+ * The row for a request refused before its body was read (too large, or not JSON): `Refused`, with the status and
+ * detail it was answered; its code and language are unknown.
+ */
+export function unreadRequestRow(
+  source: 'run_code' | 'run_jupyter',
+  status: number,
+  detail: string,
+  requestedAt: Date,
+): ExecutionRow {
+  return unansweredRow(
+    { source, language: NO_LANGUAGE, code: '' },
+    'Refused',
+    `${status} ${detail}`,
+    requestedAt,
+  );
+}
+
 /** The row for one `/run_code`. */
 export function runCodeRow(request: RunCodeRequest, execution: CodeExecution): ExecutionRow {
   const { response } = execution;

@@ -55,12 +55,24 @@ function useRecordingServer(
       select: { status: true, requestId: true, toolInstance: true },
       orderBy: { requestedAt: 'asc' },
     });
-  return { post, rowsOf, originsOf };
+  const rowsFrom = (requestId: string) =>
+    reader!.execution.findMany({
+      where: { requestId },
+      select: { status: true, source: true, message: true, code: true },
+    });
+  return { post, rowsOf, originsOf, rowsFrom };
 }
 
+/** The body limit of the recording server below. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
 describe('execution recording', () => {
-  const { post, rowsOf, originsOf } = useRecordingServer(
-    { FUSEBOX_MAX_CONCURRENCY: '1', FUSEBOX_LIMITER_TIMEOUT_S: '0.3' },
+  const { post, rowsOf, originsOf, rowsFrom } = useRecordingServer(
+    {
+      FUSEBOX_MAX_CONCURRENCY: '1',
+      FUSEBOX_LIMITER_TIMEOUT_S: '0.3',
+      FUSEBOX_MAX_BODY_BYTES: String(MAX_BODY_BYTES),
+    },
     async (database) => {
       const sql = await database.connectSql();
       await sql.exec(`
@@ -133,6 +145,36 @@ describe('execution recording', () => {
       expect.objectContaining({
         status: 'Refused',
         message: expect.stringMatching(/^422 body\.total_timeout: /) as unknown,
+      }),
+    ]);
+  });
+
+  it('records a body refused before it was read, too large (413) or not JSON (415), with its rollout', async () => {
+    const tooLarge = await post(
+      '/run_code',
+      { code: `# ${'x'.repeat(MAX_BODY_BYTES)}`, language: 'python' },
+      undefined,
+      { 'x-fusebox-request-id': 'req-413' },
+    );
+    expect(tooLarge.status).toBe(413);
+    const notJson = await post('/run_jupyter', 'print(1)', undefined, {
+      'content-type': 'text/plain',
+      'x-fusebox-request-id': 'req-415',
+    });
+    expect(notJson.status).toBe(415);
+    expect(await rowsFrom('req-413')).toEqual([
+      {
+        status: 'Refused',
+        source: 'run_code',
+        message: `413 the request body is larger than ${MAX_BODY_BYTES} bytes (FUSEBOX_MAX_BODY_BYTES)`,
+        code: '',
+      },
+    ]);
+    expect(await rowsFrom('req-415')).toEqual([
+      expect.objectContaining({
+        status: 'Refused',
+        source: 'run_jupyter',
+        message: expect.stringMatching(/^415 /) as unknown,
       }),
     ]);
   });

@@ -30,19 +30,21 @@ export async function sendRecorded(
 }
 
 /**
- * Records a body refused before it ran, then answers 422 with pydantic's `detail`. The 422 stands even when the
- * database cannot take the row (logged): sent again, the same body would be refused the same way.
+ * Records a body refused before it ran, then answers `status` with `detail` (pydantic's for a 422). The answer
+ * stands even when the database cannot take the row (logged): sent again, the same body would be refused the same
+ * way.
  */
-export async function sendInvalid(
+export async function sendRefusedBody(
   reply: FastifyReply,
   recorder: ExecutionRecorder,
   row: ExecutionRow,
+  status: number,
   detail: unknown,
 ): Promise<void> {
   await recorder
     .record(row)
-    .catch((error: unknown) => reply.log.error({ err: error }, 'could not record an invalid request'));
-  sendJson(reply, 422, { detail });
+    .catch((error: unknown) => reply.log.error({ err: error }, 'could not record a refused request'));
+  sendJson(reply, status, { detail });
 }
 
 /**

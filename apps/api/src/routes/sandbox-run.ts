@@ -16,7 +16,7 @@ import {
   unansweredRow,
 } from '../sandbox-execution-rows';
 import type { CodeRunner } from '../upstream-sandbox';
-import { sendInvalid, sendRecorded, sendUnanswered } from './recorded-answer';
+import { sendRecorded, sendRefusedBody, sendUnanswered } from './recorded-answer';
 import { abortOnDisconnect, checkBody } from './sandbox-http';
 import type { SandboxLimits } from './sandbox-limits';
 
@@ -53,7 +53,7 @@ export function registerRunRoutes(
         const received = 'invalid' in checked ? checked.invalid.received : checked.body;
         const detail = [...headerDetail, ...('invalid' in checked ? checked.invalid.detail : [])];
         const row = { ...invalidRequestRow(source, received, detail, requestedAt), ...origin };
-        await sendInvalid(reply, recorder, row, detail);
+        await sendRefusedBody(reply, recorder, row, 422, detail);
         return reply;
       }
       const body = checked.body;

@@ -9,6 +9,9 @@ import { registerDatasetRoutes } from './datasets';
 import { registerRunRoutes } from './sandbox-run';
 import { registerSessionRoutes } from './sandbox-sessions';
 import { describeUnsupportedMediaType } from '../input/json-content-type';
+import { rolloutOrigin } from '../input/rollout-origin';
+import { unreadRequestRow } from '../sandbox-execution-rows';
+import { sendRefusedBody } from './recorded-answer';
 import { acceptJsonBodies, sendJson } from './sandbox-http';
 import type { SandboxLimits } from './sandbox-limits';
 
@@ -22,6 +25,30 @@ export interface SandboxRouteOptions {
   gate: ExecutionGate;
   /** What the routes' bodies may hold. */
   limits: SandboxLimits;
+}
+
+/** The run routes whose refusals are recorded, by their path. */
+const RUN_ROUTE_SOURCES = new Map<string | undefined, 'run_code' | 'run_jupyter'>([
+  ['/run_code', 'run_code'],
+  ['/run_jupyter', 'run_jupyter'],
+]);
+
+/** The answer to a body refused before it was read: too large (413), or not JSON (415). */
+function unreadBodyRefusal(
+  error: FastifyError,
+  contentType: string | undefined,
+  maxBodyBytes: number,
+): { status: number; detail: string } | undefined {
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return {
+      status: 413,
+      detail: `the request body is larger than ${maxBodyBytes} bytes (FUSEBOX_MAX_BODY_BYTES)`,
+    };
+  }
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return { status: 415, detail: describeUnsupportedMediaType(contentType) };
+  }
+  return undefined;
 }
 
 /**
@@ -38,16 +65,21 @@ export async function registerSandboxRoutes(
   await app.register((scope, _options, done) => {
     const { limits } = options;
     acceptJsonBodies(scope, { bodyLimit: limits.maxBodyBytes, json: limits.json });
-    scope.setErrorHandler((error: FastifyError, request, reply) => {
-      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-        return sendJson(reply, 413, {
-          detail: `the request body is larger than ${limits.maxBodyBytes} bytes (FUSEBOX_MAX_BODY_BYTES)`,
-        });
-      }
-      if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-        return sendJson(reply, 415, {
-          detail: describeUnsupportedMediaType(request.headers['content-type']),
-        });
+    scope.setErrorHandler(async (error: FastifyError, request, reply) => {
+      const unread = unreadBodyRefusal(error, request.headers['content-type'], limits.maxBodyBytes);
+      if (unread) {
+        // A run route's refusal is recorded as its 422s are, so that a rollout's 413 shows on the dashboard.
+        const source = RUN_ROUTE_SOURCES.get(request.routeOptions.url);
+        if (!source) return sendJson(reply, unread.status, { detail: unread.detail });
+        const row = unreadRequestRow(source, unread.status, unread.detail, new Date());
+        await sendRefusedBody(
+          reply,
+          recorder,
+          { ...row, ...rolloutOrigin(request.headers).origin },
+          unread.status,
+          unread.detail,
+        );
+        return reply;
       }
       scope.log.error({ err: error }, 'sandbox route failed');
       return sendJson(reply, error.statusCode && error.statusCode < 500 ? error.statusCode : 500, {
