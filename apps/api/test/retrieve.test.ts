@@ -145,6 +145,13 @@ describe('POST /retrieve, as verl’s SearchTool and Search-R1 call it, on a cor
       expect({ body, status: answer.status }).toEqual({ body, status });
       expect((answer.body as { detail: string }).detail).toMatch(detail);
     }
+    // Fastify's own refusals, made before the route: of another content type (415), and not JSON (400, above).
+    const xml = await fetch(`${server.url}/retrieve`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/xml' },
+      body: '<queries/>',
+    });
+    expect(xml.status).toBe(415);
     const unknown = await post(`${server.url}/retrieve/nope`, { queries: ['x'] });
     expect(unknown.status).toBe(404);
     expect(unknown.body).toMatchObject({
@@ -158,6 +165,8 @@ describe('POST /retrieve, as verl’s SearchTool and Search-R1 call it, on a cor
       expect(calls.filter((call) => call.status === 200).length).toBeGreaterThanOrEqual(2);
       expect(calls.filter((call) => call.status === 422).length).toBeGreaterThanOrEqual(6);
       expect(calls).toContainEqual({ status: 404, corpusName: 'nope' });
+      expect(calls).toContainEqual({ status: 400, corpusName: '' });
+      expect(calls).toContainEqual({ status: 415, corpusName: '' });
     }, RECORDED);
     const verlCall = await reader.retrievalCall.findFirst({
       where: { status: 200, corpusName: 'wiki' },
@@ -172,6 +181,13 @@ describe('POST /retrieve, as verl’s SearchTool and Search-R1 call it, on a cor
         [{ id: '4' }, { id: '1' }],
       ],
     });
+  });
+
+  it('takes a body its own bounds allow past Fastify’s default 1 MiB: 300 queries of 4,000 characters', async () => {
+    const queries = Array.from({ length: 300 }, (_, index) => `${'hamlet '.repeat(570)}${index}`);
+    const answer = await post(`${server.url}/retrieve`, { queries, topk: 1 });
+    expect(answer.status).toBe(200);
+    expect((answer.body as { result: unknown[] }).result).toHaveLength(300);
   });
 
   it('with several corpora, searches the one the path names and asks for a name otherwise', async () => {

@@ -113,16 +113,42 @@ export async function registerRetrieveRoutes(
   const schema = retrieveRequestSchema(env);
 
   await app.register((scope, _options, done) => {
-    scope.setErrorHandler((error: FastifyError, request, reply) => answerError(error, request, reply));
+    scope.setErrorHandler(
+      async (error: FastifyError, request: FastifyRequest<{ Params: { corpus?: string } }>, reply) => {
+        // Fastify's own refusals come before the route, which records its own: recorded here, answered regardless.
+        const status = error instanceof RetrieveRefusal ? undefined : clientErrorStatus(error);
+        if (status !== undefined) {
+          await recorder
+            .record({
+              corpusName: request.params.corpus ?? env.FUSEBOX_RETRIEVE_CORPUS ?? '',
+              corpusId: undefined,
+              body: undefined,
+              search: undefined,
+              refusal: { status, message: error.message },
+              durationMs: 0,
+            })
+            .catch((recordError: unknown) =>
+              request.log.error({ err: recordError }, 'retrieve: could not record a refused call'),
+            );
+        }
+        return answerError(error, request, reply);
+      },
+    );
     // Fastify's own JSON parser, once the body's text is known to be safe to parse.
     const parseJson = scope.getDefaultJsonParser('error', 'error');
     scope.removeContentTypeParser('application/json');
-    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-      const problem = jsonLimitProblem(body as string, jsonLimits(env));
-      if (problem) return done(null, new UnparsedBody(problem));
-      // It answers through `done` (its type also allows a promise, which it never returns).
-      void parseJson(request, body as string, done);
-    });
+    // The route's own bounds (queries, their length) allow more than Fastify's default 1 MiB.
+    const bodyLimit = env.FUSEBOX_MAX_BODY_BYTES;
+    scope.addContentTypeParser(
+      'application/json',
+      { parseAs: 'string', bodyLimit },
+      (request, body, done) => {
+        const problem = jsonLimitProblem(body as string, jsonLimits(env));
+        if (problem) return done(null, new UnparsedBody(problem));
+        // It answers through `done` (its type also allows a promise, which it never returns).
+        void parseJson(request, body as string, done);
+      },
+    );
 
     const retrieve = async (
       request: FastifyRequest<{ Params: { corpus?: string } }>,
@@ -214,6 +240,12 @@ function asRefusal(error: unknown): RetrieveRefusal {
   throw error;
 }
 
+/** Fastify's own refusals: a body that is not JSON (400), too large (413), of another content type (415). */
+function clientErrorStatus(error: FastifyError): number | undefined {
+  const status = error.statusCode;
+  return status !== undefined && status >= 400 && status < 500 ? status : undefined;
+}
+
 function answerError(error: FastifyError | RetrieveRefusal, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof RetrieveRefusal) {
     if (error.status === 429) void reply.header('retry-after', String(RETRY_AFTER_S));
@@ -230,11 +262,7 @@ function answerError(error: FastifyError | RetrieveRefusal, request: FastifyRequ
       .header('retry-after', String(DATABASE_RETRY_AFTER_S))
       .send({ detail: databaseOutageDetail(error), code: 'FUSEBOX_DATABASE_UNAVAILABLE' });
   }
-  // Fastify's own refusals: a body that is not JSON (400), too large (413), of another content type (415).
-  const status =
-    error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500
-      ? error.statusCode
-      : 500;
+  const status = clientErrorStatus(error) ?? 500;
   if (status === 500) request.log.error({ err: error, url: request.url }, 'retrieve failed');
   return reply.code(status).send({
     detail: status === 500 ? 'Internal Server Error' : error.message,
