@@ -310,6 +310,38 @@ describe('the dataset API (SandboxFusion shapes) over Fusebox tasks', () => {
     expect(bad.detail).toMatch(/^config\.provided_data\[1\]: /);
   });
 
+  it('answers a /submit that found the global limit saturated 429 with Retry-After, not 500', async () => {
+    const env = readEnv({ ...database.env, FUSEBOX_MAX_CONCURRENCY: '1', FUSEBOX_LIMITER_TIMEOUT_S: '0.3' });
+    const saturated = await buildServer(
+      { env, prisma: opened.prisma, startedAt: new Date(), executor },
+      { logger: false },
+    );
+    try {
+      const holding = saturated.inject({
+        method: 'POST',
+        url: '/run_code',
+        payload: { code: 'import time; time.sleep(3)', language: 'python' },
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const submitted = await saturated.inject({
+        method: 'POST',
+        url: '/submit',
+        payload: {
+          dataset: 'autoeval',
+          id: 11,
+          completion: 'def remove_occ(s, ch):\n    return s',
+          config: {},
+        },
+      });
+      expect(submitted.statusCode, submitted.body).toBe(429);
+      expect(submitted.headers['retry-after']).toBeTruthy();
+      expect(submitted.json<{ detail: string }>().detail).toMatch(/FUSEBOX_LIMITER_TIMEOUT_S|permit|limit/i);
+      expect((await holding).statusCode).toBe(200);
+    } finally {
+      await saturated.close();
+    }
+  });
+
   it('refuses config it cannot honour with a 400 naming the field', async () => {
     const submit = async (config: object, dataset = 'autoeval', id: number | string = 11) => {
       const response = await app.inject({

@@ -12,7 +12,7 @@ import { describeUnsupportedMediaType } from '../input/json-content-type';
 import { rolloutOrigin } from '../input/rollout-origin';
 import { unreadRequestRow } from '../sandbox-execution-rows';
 import { sendRefusedBody } from './recorded-answer';
-import { acceptJsonBodies, sendJson } from './sandbox-http';
+import { acceptJsonBodies, sendJson, sendRefusal } from './sandbox-http';
 import type { SandboxLimits } from './sandbox-limits';
 
 export interface SandboxRouteOptions {
@@ -81,6 +81,8 @@ export async function registerSandboxRoutes(
         );
         return reply;
       }
+      // What the routes leave to this handler (/submit's runs): a saturated limit is a 429, a database down a 503.
+      if (sendRefusal(reply, error)) return reply;
       scope.log.error({ err: error }, 'sandbox route failed');
       return sendJson(reply, error.statusCode && error.statusCode < 500 ? error.statusCode : 500, {
         detail: error.statusCode && error.statusCode < 500 ? error.message : 'Internal Server Error',
