@@ -73,6 +73,9 @@ export function unansweredRow(
   };
 }
 
+/** The routes whose refused bodies are recorded: the run routes, and a stateful session's cells. */
+export type RefusableSource = 'run_code' | 'run_jupyter' | 'sandbox_cell';
+
 /** What a row names as the language of a request that did not say one. */
 const NO_LANGUAGE = '(none)';
 /** Characters of a refused request's language kept: a real one is a short name. */
@@ -83,7 +86,7 @@ const STORED_LANGUAGE_CHARS = 64;
  * of the request could be read: its code or cells, and its language when it sent one as a string.
  */
 export function invalidRequestRow(
-  source: 'run_code' | 'run_jupyter',
+  source: RefusableSource,
   received: unknown,
   detail: readonly { loc: readonly (string | number)[]; msg: string }[],
   requestedAt: Date,
@@ -95,7 +98,7 @@ export function invalidRequestRow(
   const code =
     source === 'run_jupyter' ? cells.join('\n# %%\n') : typeof body.code === 'string' ? body.code : '';
   const language =
-    source === 'run_jupyter' ? 'python' : typeof body.language === 'string' ? body.language : NO_LANGUAGE;
+    source !== 'run_code' ? 'python' : typeof body.language === 'string' ? body.language : NO_LANGUAGE;
   const complaints = detail.map((entry) => `${entry.loc.join('.')}: ${entry.msg}`).join('; ');
   return unansweredRow(
     { source, language: stored(language, STORED_LANGUAGE_CHARS), code: stored(code, STORED_CODE_CHARS) },
@@ -110,7 +113,7 @@ export function invalidRequestRow(
  * detail it was answered; its code and language are unknown.
  */
 export function unreadRequestRow(
-  source: 'run_code' | 'run_jupyter',
+  source: RefusableSource,
   status: number,
   detail: string,
   requestedAt: Date,

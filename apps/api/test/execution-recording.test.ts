@@ -60,14 +60,20 @@ function useRecordingServer(
       where: { requestId },
       select: { status: true, source: true, message: true, code: true },
     });
-  return { post, rowsOf, originsOf, rowsFrom };
+  const refusedCells = () =>
+    reader!.execution.findMany({
+      where: { source: 'sandbox_cell', status: 'Refused' },
+      select: { message: true, code: true, language: true },
+      orderBy: { requestedAt: 'asc' },
+    });
+  return { post, rowsOf, originsOf, rowsFrom, refusedCells };
 }
 
 /** The body limit of the recording server below. */
 const MAX_BODY_BYTES = 1024 * 1024;
 
 describe('execution recording', () => {
-  const { post, rowsOf, originsOf, rowsFrom } = useRecordingServer(
+  const { post, rowsOf, originsOf, rowsFrom, refusedCells } = useRecordingServer(
     {
       FUSEBOX_MAX_CONCURRENCY: '1',
       FUSEBOX_LIMITER_TIMEOUT_S: '0.3',
@@ -176,6 +182,24 @@ describe('execution recording', () => {
         source: 'run_jupyter',
         message: expect.stringMatching(/^415 /) as unknown,
       }),
+    ]);
+  });
+
+  it('records a stateful session cell refused for its body: invalid (422), too large (413)', async () => {
+    const cell = '/v1/sandbox/sessions/no-such-session/run';
+    expect((await post(cell, { code: 'print(1)', timeout: 'soon' })).status).toBe(422);
+    expect((await post(cell, { code: `# ${'x'.repeat(MAX_BODY_BYTES)}` })).status).toBe(413);
+    expect(await refusedCells()).toEqual([
+      {
+        message: expect.stringMatching(/^422 body\.timeout: /) as unknown,
+        code: 'print(1)',
+        language: 'python',
+      },
+      {
+        message: `413 the request body is larger than ${MAX_BODY_BYTES} bytes (FUSEBOX_MAX_BODY_BYTES)`,
+        code: '',
+        language: '(none)',
+      },
     ]);
   });
 

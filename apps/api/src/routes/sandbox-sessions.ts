@@ -4,9 +4,15 @@ import type { SessionInfo } from '@fusebox/local-sandbox/sessions';
 import { z } from 'zod';
 import type { ExecutionGate } from '../execution-gate';
 import type { ExecutionRecorder } from '../execution-recorder';
-import { cellRequestFields, cellRow, lostCellRow, unansweredRow } from '../sandbox-execution-rows';
-import { sendRecorded, sendUnanswered } from './recorded-answer';
-import { abortOnDisconnect, parseBody, sendJson, sendRefusal } from './sandbox-http';
+import {
+  cellRequestFields,
+  cellRow,
+  invalidRequestRow,
+  lostCellRow,
+  unansweredRow,
+} from '../sandbox-execution-rows';
+import { sendRecorded, sendRefusedBody, sendUnanswered } from './recorded-answer';
+import { abortOnDisconnect, checkBody, parseBody, sendJson, sendRefusal } from './sandbox-http';
 import type { SandboxLimits } from './sandbox-limits';
 
 const seconds = z.number().positive();
@@ -88,9 +94,20 @@ export function registerSessionRoutes(
 
   scope.post<SessionRoute>('/v1/sandbox/sessions/:id/run', async (request, reply) => {
     const { id } = request.params;
-    const body = parseBody(reply, runCellSchema, request.body, limits.runCell);
-    if (!body) return reply;
     const requestedAt = new Date();
+    const checked = checkBody(runCellSchema, request.body, limits.runCell);
+    if ('invalid' in checked) {
+      const { received, detail } = checked.invalid;
+      await sendRefusedBody(
+        reply,
+        recorder,
+        invalidRequestRow('sandbox_cell', received, detail, requestedAt),
+        422,
+        detail,
+      );
+      return reply;
+    }
+    const body = checked.body;
     try {
       const outcome = await gate.run(
         (signal) =>

@@ -10,7 +10,7 @@ import { registerRunRoutes } from './sandbox-run';
 import { registerSessionRoutes } from './sandbox-sessions';
 import { describeUnsupportedMediaType } from '../input/json-content-type';
 import { rolloutOrigin } from '../input/rollout-origin';
-import { unreadRequestRow } from '../sandbox-execution-rows';
+import { type RefusableSource, unreadRequestRow } from '../sandbox-execution-rows';
 import { sendRefusedBody } from './recorded-answer';
 import { acceptJsonBodies, sendJson, sendRefusal } from './sandbox-http';
 import type { SandboxLimits } from './sandbox-limits';
@@ -27,10 +27,11 @@ export interface SandboxRouteOptions {
   limits: SandboxLimits;
 }
 
-/** The run routes whose refusals are recorded, by their path. */
-const RUN_ROUTE_SOURCES = new Map<string | undefined, 'run_code' | 'run_jupyter'>([
+/** The routes whose refusals are recorded, by their path. */
+const RECORDED_ROUTE_SOURCES = new Map<string | undefined, RefusableSource>([
   ['/run_code', 'run_code'],
   ['/run_jupyter', 'run_jupyter'],
+  ['/v1/sandbox/sessions/:id/run', 'sandbox_cell'],
 ]);
 
 /** The answer to a body refused before it was read: too large (413), or not JSON (415). */
@@ -68,8 +69,8 @@ export async function registerSandboxRoutes(
     scope.setErrorHandler(async (error: FastifyError, request, reply) => {
       const unread = unreadBodyRefusal(error, request.headers['content-type'], limits.maxBodyBytes);
       if (unread) {
-        // A run route's refusal is recorded as its 422s are, so that a rollout's 413 shows on the dashboard.
-        const source = RUN_ROUTE_SOURCES.get(request.routeOptions.url);
+        // An execution route's refusal is recorded as its 422s are, so that a rollout's 413 shows on the dashboard.
+        const source = RECORDED_ROUTE_SOURCES.get(request.routeOptions.url);
         if (!source) return sendJson(reply, unread.status, { detail: unread.detail });
         const row = unreadRequestRow(source, unread.status, unread.detail, new Date());
         await sendRefusedBody(
