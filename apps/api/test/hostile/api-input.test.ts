@@ -95,6 +95,10 @@ async function rawExchange(url: string, path: string, post: RawPost): Promise<Ra
   socket.pause();
   let error: string | undefined;
   socket.on('error', (failure: NodeJS.ErrnoException) => (error = failure.code ?? failure.message));
+  // Listened for from the start: a server that cuts the connection off does it while the body is still sent.
+  let closedByServer = false;
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  void closed.then(() => (closedByServer = true));
   await once(socket, 'connect');
   const declared = post.declaredBytes ?? parts.reduce((sum, part) => sum + part, 0);
   socket.write(
@@ -114,10 +118,6 @@ async function rawExchange(url: string, path: string, post: RawPost): Promise<Ra
   if (thenGet) socket.write(`GET /v1/ping HTTP/1.1\r\nhost: ${hostname}\r\n\r\n`);
   let received = '';
   socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
-  let closedByServer = false;
-  // Not events.once: it rejects on the socket's 'error', which a connection cut off gives first.
-  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  void closed.then(() => (closedByServer = true));
   socket.resume();
   const answered = () => received.match(/HTTP\/1\.1 \d{3} /g)?.length ?? 0;
   const deadline = Date.now() + EXCHANGE_DEADLINE_MS;
@@ -126,8 +126,13 @@ async function rawExchange(url: string, path: string, post: RawPost): Promise<Ra
   }
   // The rest of the last answer, or the server's close.
   await Promise.race([closed, sleep(300)]);
+  const exchange = {
+    answers: received.split(/(?=HTTP\/1\.1 \d{3} )/),
+    closedByServer,
+    ...(error ? { error } : {}),
+  };
   socket.destroy();
-  return { answers: received.split(/(?=HTTP\/1\.1 \d{3} )/), closedByServer, ...(error ? { error } : {}) };
+  return exchange;
 }
 
 describe('hostile input to the API', () => {
