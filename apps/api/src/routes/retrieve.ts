@@ -111,6 +111,9 @@ export async function registerRetrieveRoutes(
   // The records answered but not yet committed are written before the server lets the database go.
   app.addHook('onClose', () => recorder.settled());
   const schema = retrieveRequestSchema(env);
+  /** The corpus a request asks for: its path's, else the configured one (undefined: the only one imported). */
+  const askedCorpus = (request: FastifyRequest<{ Params: { corpus?: string } }>) =>
+    request.params.corpus ?? env.FUSEBOX_RETRIEVE_CORPUS;
 
   await app.register((scope, _options, done) => {
     scope.setErrorHandler(
@@ -120,7 +123,7 @@ export async function registerRetrieveRoutes(
         if (status !== undefined) {
           await recorder
             .record({
-              corpusName: request.params.corpus ?? env.FUSEBOX_RETRIEVE_CORPUS ?? '',
+              corpusName: askedCorpus(request) ?? '',
               corpusId: undefined,
               body: undefined,
               search: undefined,
@@ -155,7 +158,7 @@ export async function registerRetrieveRoutes(
       reply: FastifyReply,
     ) => {
       const startedAt = performance.now();
-      const corpusName = request.params.corpus ?? env.FUSEBOX_RETRIEVE_CORPUS;
+      const corpusName = askedCorpus(request);
       let body: z.output<typeof schema> | undefined;
       let corpus: CorpusRef | undefined;
       let search: CorpusSearch | undefined;

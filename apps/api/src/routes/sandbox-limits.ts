@@ -2,6 +2,11 @@ import { type Env, jsonLimits } from '../env';
 import type { FieldLimit } from '../input/field-limits';
 import type { JsonLimits } from '../input/json-scan';
 
+/** The 413 answer's reason, naming the setting. */
+export function describeBodyTooLarge(maxBodyBytes: number): string {
+  return `the request body is larger than ${maxBodyBytes} bytes (FUSEBOX_MAX_BODY_BYTES)`;
+}
+
 /** The bounds of the execution routes' bodies, read from the environment. */
 export interface SandboxLimits {
   /** Bodies larger than this are refused with 413. */

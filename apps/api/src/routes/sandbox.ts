@@ -13,7 +13,7 @@ import { rolloutOrigin } from '../input/rollout-origin';
 import { type RefusableSource, unreadRequestRow } from '../sandbox-execution-rows';
 import { sendRefusedBody } from './recorded-answer';
 import { acceptJsonBodies, sendJson, sendRefusal } from './sandbox-http';
-import type { SandboxLimits } from './sandbox-limits';
+import { type SandboxLimits, describeBodyTooLarge } from './sandbox-limits';
 
 export interface SandboxRouteOptions {
   /** Runs the stateful sessions (and, without `runner`, everything). */
@@ -41,10 +41,7 @@ function unreadBodyRefusal(
   maxBodyBytes: number,
 ): { status: number; detail: string } | undefined {
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return {
-      status: 413,
-      detail: `the request body is larger than ${maxBodyBytes} bytes (FUSEBOX_MAX_BODY_BYTES)`,
-    };
+    return { status: 413, detail: describeBodyTooLarge(maxBodyBytes) };
   }
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     return { status: 415, detail: describeUnsupportedMediaType(contentType) };

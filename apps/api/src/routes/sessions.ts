@@ -27,6 +27,7 @@ import { type Env, jsonLimits } from '../env';
 import type { ExecutionGate } from '../execution-gate';
 import { gatedSessionSandbox } from '../gated-session-sandbox';
 import { SANDBOX_FAILURE_RETRY_AFTER_S } from './sandbox-http';
+import { describeBodyTooLarge } from './sandbox-limits';
 import { inputIssues, parseJsonExact } from '@fusebox/input';
 import { describeUnsupportedMediaType, isJsonContentType } from '../input/json-content-type';
 import { jsonLimitProblem } from '../input/json-scan';
@@ -158,7 +159,7 @@ async function answerError(
   } else if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     status = 413;
     body = {
-      detail: `the request body is larger than ${env.FUSEBOX_MAX_BODY_BYTES} bytes (FUSEBOX_MAX_BODY_BYTES)`,
+      detail: describeBodyTooLarge(env.FUSEBOX_MAX_BODY_BYTES),
       code: 'FUSEBOX_SESSION_BODY_TOO_LARGE',
     };
   } else if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
