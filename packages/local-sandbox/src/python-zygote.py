@@ -368,9 +368,12 @@ def wait_for_run(init, program):
     select.select([ended], [], [])
     os.close(ended)
     wait_status = os.waitpid(program, 0)[1]
-    # The program's end is the run's: its namespace ends with its init, and every process left in it.
+    # The program's end is the run's: its namespace ends with its init, and every process left in it. The program
+    # (not its namespace's init) may clone with CLONE_PARENT, making children of this process: run-init cannot end
+    # until they are reaped, so every child is reaped until run-init is.
     os.kill(init, signal.SIGKILL)
-    os.waitpid(init, 0)
+    while os.waitpid(-1, 0)[0] != init:
+        pass
     return wait_status
 
 

@@ -83,6 +83,28 @@ describe('forked Python runs', () => {
     );
   });
 
+  // From a hostile review: the program is pid 2, so the kernel lets it clone with CLONE_PARENT, and the child is
+  // the zygote's own; the zygote, waiting for run-init alone, hung until the run's timeout.
+  it('end when their program does, even with a child it made its zygote’s (CLONE_PARENT)', async () => {
+    const { response } = await run(
+      [
+        'import ctypes, os',
+        'libc = ctypes.CDLL(None, use_errno=True)',
+        'pid = libc.syscall(56, 0x8000 | 17, 0, 0, 0, 0)  # clone(CLONE_PARENT | SIGCHLD)',
+        'if pid == 0:',
+        '    os._exit(0)',
+        'print("cloned", pid > 0)',
+      ].join('\n'),
+      { run_timeout: 20 },
+    );
+    expect(response.run_result).toMatchObject({
+      status: 'Finished',
+      return_code: 0,
+      stdout: 'cloned True\n',
+    });
+    expect(response.run_result?.execution_time).toBeLessThan(10);
+  });
+
   it('have what they leave orphaned reaped by their pid 1, so no zombie holds a pid of theirs', async () => {
     const { response } = await run(
       [
